@@ -1,0 +1,3 @@
+from perflab.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,199 @@
+"""The perflab command line: quick, doctor, db, apps, test."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+from perflab import __version__, apps, doctor, postgres, procs, signals
+from perflab.errors import LabError
+from perflab.paths import REPO_ROOT, work_dir
+
+
+def _say(msg: str) -> None:
+    print(msg, flush=True)
+
+
+# --- doctor ---------------------------------------------------------------------------------------
+
+def cmd_doctor(args) -> int:
+    checks = doctor.doctor(install=not args.no_install, log=_say)
+    _say(doctor.render(checks))
+    missing = [c for c in checks if c.required and not c.ok]
+    if missing:
+        _say(f"\n{len(missing)} required piece(s) missing.")
+        return 1
+    _say("\nall required pieces are here.")
+    return 0
+
+
+# --- db -------------------------------------------------------------------------------------------
+
+def cmd_db(args) -> int:
+    cluster = postgres.Cluster()
+    if args.action == "start":
+        if args.url:
+            conn = cluster.use_external(args.url)
+            postgres.load_contract(conn)
+            _say(f"using the existing server {conn.display_url}; contract schema and seed loaded")
+            return 0
+        conn = cluster.start(port=args.port)
+        try:
+            postgres.load_contract(conn)
+        except BaseException:
+            with signals.shielded():
+                cluster.stop(quiet=True)
+            raise
+        _say(f"PostgreSQL running at {conn.display_url} (data: {cluster.data_dir})")
+        _say("contract schema and seed loaded; stop it with: ./perflab db stop")
+        return 0
+    if args.action == "stop":
+        _say("database stopped" if cluster.stop() else "the lab's database was not running")
+        return 0
+    if args.action == "reset":
+        conn = _running_db(cluster)
+        postgres.load_contract(conn)
+        _say(f"contract schema and seed reloaded into {conn.display_url}")
+        return 0
+    status = cluster.status()
+    if not status.get("running"):
+        _say("database: not running" + (" (external server does not answer)" if status.get("external") else ""))
+        return 1
+    _say(f"database: running at {status['url']}" + (f", pid {status['pid']}" if status.get("pid") else " (external)"))
+    return 0
+
+
+def _running_db(cluster: postgres.Cluster) -> postgres.Connection:
+    conn = cluster.connection()
+    if conn is None or not cluster.status().get("running"):
+        raise LabError("the lab's database is not running", fix="./perflab db start")
+    return conn
+
+
+# --- apps -----------------------------------------------------------------------------------------
+
+def cmd_apps(args) -> int:
+    if args.action == "list":
+        found = apps.discover()
+        for app in found.values():
+            build = apps.last_build(app)
+            built = f"built {build.artifact_bytes / 1e6:.1f} MB" if build and app.artifact_path.exists() else "not built"
+            _say(f"{app.name:<16} {app.framework} {app.framework_version:<10} modes: {', '.join(app.modes):<24} {built}")
+        return 0
+    if args.action == "build":
+        names = args.names or list(apps.discover())
+        for name in names:
+            apps.build(apps.get(name), force=args.force, log=_say)
+        return 0
+    if args.action == "start":
+        return _apps_start(args)
+    stopped = 0
+    for entry in procs.recall_all("app-"):
+        if args.names and entry.name[4:] not in args.names:
+            continue
+        procs.stop_group(entry.pgid)
+        procs.forget(entry.name)
+        _say(f"stopped {entry.name[4:]} ({entry.url})")
+        stopped += 1
+    if not stopped:
+        _say("no app started by the lab is running")
+    return 0
+
+
+def _apps_start(args) -> int:
+    if len(args.names) != 1:
+        raise LabError("apps start takes exactly one app name", fix="./perflab apps list shows them")
+    app = apps.get(args.names[0])
+    existing = procs.recall(f"app-{app.name}")
+    if existing and procs.group_alive(existing.pgid):
+        raise LabError(f"{app.name} is already running at {existing.url}", fix=f"./perflab apps stop {app.name}")
+    conn = _running_db(postgres.Cluster())
+    mode = args.mode or next(iter(app.modes))
+    port = args.port or procs.free_port()
+    log_path = work_dir() / "logs" / f"{app.name}-{mode}.log"
+    running = apps.launch(app, mode, port=port, db_env=conn.app_env(), log_path=log_path, jdk=args.jdk)
+    try:
+        _say(f"starting {app.name} ({mode}) on port {port}; log: {log_path}")
+        seconds = apps.wait_ready(running, timeout=args.timeout)
+    except BaseException:
+        with signals.shielded():
+            running.stop()
+        raise
+    procs.remember(procs.Tracked(f"app-{app.name}", running.proc.pid, running.proc.pid, running.base_url,
+                                 str(log_path), time.time(), {"mode": mode, "port": port}))
+    _say(f"{app.name} ({mode}) ready after {seconds:.2f} s at {running.base_url}")
+    _say(f"stop it with: ./perflab apps stop {app.name}")
+    return 0
+
+
+# --- quick ----------------------------------------------------------------------------------------
+
+def cmd_quick(args) -> int:
+    from perflab import quick
+
+    return quick.run(args)
+
+
+# --- test -----------------------------------------------------------------------------------------
+
+def cmd_test(args) -> int:
+    doctor.ensure(log=_say)
+    argv = [sys.executable, "-m", "pytest", *args.pytest_args]
+    return subprocess.call(argv, cwd=REPO_ROOT)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="perflab",
+        description="A reproducible performance lab for cloud-native Java frameworks.",
+        epilog="Work directory: .perflab/ in the repository (PERFLAB_WORKDIR overrides).",
+    )
+    p.add_argument("--version", action="version", version=f"perflab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    q = sub.add_parser("quick", help="the quick lab on the embedded defaults: build, start the DB and every app, check them")
+    q.add_argument("--apps", nargs="*", help="only these apps (default: all)")
+    q.set_defaults(func=cmd_quick)
+
+    d = sub.add_parser("doctor", help="check JDKs, Maven, PostgreSQL, wrk, cgroups; install missing Debian packages as root")
+    d.add_argument("--no-install", action="store_true", help="only report, install nothing")
+    d.set_defaults(func=cmd_doctor)
+
+    db = sub.add_parser("db", help="the lab's private PostgreSQL (or an existing server given by URL)")
+    db.add_argument("action", choices=["start", "stop", "status", "reset"],
+                    help="start (and load the contract schema), stop, status, reset (reload schema and seed)")
+    db.add_argument("--port", type=int, help="port for the private server (default: a free one)")
+    db.add_argument("--url", help="use an existing server: postgresql://USER:PASSWORD@HOST:PORT/DB")
+    db.set_defaults(func=cmd_db)
+
+    a = sub.add_parser("apps", help="list, build, start and stop the apps under apps/")
+    a.add_argument("action", choices=["list", "build", "start", "stop"])
+    a.add_argument("names", nargs="*", help="app names (build/stop: default all; start: exactly one)")
+    a.add_argument("--force", action="store_true", help="build even if the sources are unchanged")
+    a.add_argument("--mode", help="start: the mode to run (default: the app's first)")
+    a.add_argument("--port", type=int, help="start: HTTP port (default: a free one)")
+    a.add_argument("--jdk", type=int, help="start: run on this JDK major version instead of the mode's")
+    a.add_argument("--timeout", type=float, default=180.0, help="start: seconds to wait for readiness (default 180)")
+    a.set_defaults(func=cmd_apps)
+
+    t = sub.add_parser("test", help="run the test suite (installs what it needs first)")
+    t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="extra pytest arguments")
+    t.set_defaults(func=cmd_test)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    signals.install()
+    try:
+        return args.func(args) or 0
+    except LabError as exc:
+        print(exc.render(), file=sys.stderr, flush=True)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted: stopped what this command had started; results already written are kept",
+              file=sys.stderr, flush=True)
+        return 130

@@ -1,0 +1,157 @@
+"""`perflab doctor`: is everything the lab needs here? Each missing piece comes with what is wrong
+and the exact fix; as root with apt available, missing Debian packages are installed, saying so."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from perflab import jdks
+from perflab.errors import LabError
+from perflab.paths import MAVEN_WRAPPER
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    required: bool = True
+    apt: str | None = None  # the Debian package that fixes it, when one does
+
+
+def _can_apt() -> bool:
+    return os.geteuid() == 0 and shutil.which("apt-get") is not None
+
+
+_apt_updated = False
+
+
+def apt_install(packages: list[str], log: Callable[[str], None] = print) -> None:
+    """Install Debian packages (root only), running `apt-get update` once first."""
+    global _apt_updated
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    if not _apt_updated:
+        log("doctor: apt-get update")
+        subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True, timeout=600)
+        _apt_updated = True
+    log(f"doctor: installing Debian package(s): {' '.join(packages)}")
+    res = subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", *packages], env=env,
+                         capture_output=True, text=True, timeout=1200)
+    if res.returncode != 0:
+        raise LabError(f"apt-get install {' '.join(packages)} failed", details=res.stdout[-1500:] + res.stderr[-1500:])
+
+
+def _check_jdk(major: int, required: bool) -> Check:
+    home = jdks.find_jdk(major)
+    if home:
+        javac = (home / "bin" / "javac").exists()
+        return Check(f"JDK {major}", True, f"{home} ({jdks.java_version(str(home))}{'' if javac else ', no javac'})",
+                     required=required)
+    if major == 17:
+        return Check("JDK 17", False, "not found", "apt-get install openjdk-17-jdk-headless (or set PERFLAB_JDK17)",
+                     required, apt="openjdk-17-jdk-headless")
+    return Check(f"JDK {major}", False, "not found (modes that run on it are skipped)",
+                 f"install a JDK {major} (e.g. Temurin) and set PERFLAB_JDK{major} to its home", required)
+
+
+def _check_binary(name: str, label: str, apt: str, required: bool = True, version_args=("--version",)) -> Check:
+    path = shutil.which(name)
+    if not path:
+        return Check(label, False, f"`{name}` not on PATH", f"apt-get install {apt}", required, apt=apt)
+    try:
+        out = subprocess.run([path, *version_args], capture_output=True, text=True, timeout=20)
+        first = (out.stdout or out.stderr).strip().splitlines()[0] if (out.stdout or out.stderr).strip() else path
+    except (OSError, subprocess.TimeoutExpired):
+        first = path
+    return Check(label, True, first, required=required)
+
+
+def _check_postgres() -> Check:
+    from perflab import postgres
+
+    try:
+        bindir = postgres.bin_dir()
+    except LabError as exc:
+        return Check("PostgreSQL server", False, exc.message, "apt-get install postgresql", apt="postgresql")
+    return Check("PostgreSQL server", True, str(bindir))
+
+
+def _check_maven() -> Check:
+    wrapper = MAVEN_WRAPPER
+    if not wrapper.exists():
+        return Check("Maven", False, "apps/mvnw is missing", "restore apps/mvnw from the repository")
+    dists = Path.home() / ".m2" / "wrapper" / "dists"
+    have = sorted(p.name for p in dists.glob("apache-maven-*")) if dists.exists() else []
+    detail = "Maven Wrapper apps/mvnw" + (f" ({', '.join(have)} downloaded)" if have else
+                                            " (downloads Maven from Maven Central on first build)")
+    return Check("Maven", True, detail)
+
+
+def _check_cgroups() -> Check:
+    try:
+        from perflab import isolate
+    except ImportError:
+        isolate = None
+    if isolate is not None and hasattr(isolate, "detect"):
+        info = isolate.detect()
+        ok = bool(getattr(info, "usable", False))
+        return Check("cgroup write access", ok, str(getattr(info, "description", info)),
+                     "run as root (or with a delegated cgroup v2 subtree); without it limits are recorded as not enforced",
+                     required=False)
+    for candidate in ("/sys/fs/cgroup/memory", "/sys/fs/cgroup"):
+        if os.access(candidate, os.W_OK):
+            return Check("cgroup write access", True, f"{candidate} is writable", required=False)
+    return Check("cgroup write access", False, "cannot create cgroups: CPU and memory limits will not be enforced",
+                 "run as root (or with a delegated cgroup v2 subtree)", required=False)
+
+
+def run_checks() -> list[Check]:
+    return [
+        _check_jdk(17, True),
+        _check_jdk(25, False),
+        _check_maven(),
+        _check_postgres(),
+        _check_binary("wrk", "wrk (closed-loop load)", "wrk", version_args=("-v",)),
+        _check_binary("go", "Go (the Go reference app)", "golang", required=False, version_args=("version",)),
+        _check_binary("cargo", "cargo (builds the open-loop driver)", "cargo", required=False),
+        _check_cgroups(),
+    ]
+
+
+def doctor(install: bool = True, log: Callable[[str], None] = print) -> list[Check]:
+    """Check, install what apt can fix (as root), check again."""
+    checks = run_checks()
+    missing_apt = sorted({c.apt for c in checks if not c.ok and c.apt and c.required})
+    if missing_apt and install:
+        if _can_apt():
+            apt_install(missing_apt, log)
+            checks = run_checks()
+        else:
+            log("doctor: not root (or no apt-get): cannot install " + " ".join(missing_apt) + " myself")
+    return checks
+
+
+def ensure(log: Callable[[str], None] = print) -> list[Check]:
+    """doctor(), then an error naming every required piece still missing."""
+    checks = doctor(install=True, log=log)
+    bad = [c for c in checks if c.required and not c.ok]
+    if bad:
+        raise LabError("the lab cannot run here yet: " + "; ".join(f"{c.name}: {c.detail}" for c in bad),
+                       fix="; ".join(c.fix for c in bad))
+    return checks
+
+
+def render(checks: list[Check]) -> str:
+    lines = []
+    for c in checks:
+        mark = "ok  " if c.ok else ("MISSING" if c.required else "warn")
+        lines.append(f"[{mark:<7}] {c.name}: {c.detail}")
+        if not c.ok and c.fix:
+            lines.append(f"          fix: {c.fix}")
+    return "\n".join(lines)

@@ -1,0 +1,21 @@
+"""The lab's user-facing error: what went wrong and, where known, the exact fix."""
+
+from __future__ import annotations
+
+
+class LabError(Exception):
+    """An error the CLI prints as a clear message (no traceback) and exits non-zero for."""
+
+    def __init__(self, message: str, fix: str | None = None, details: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+        self.details = details
+
+    def render(self) -> str:
+        text = f"error: {self.message}"
+        if self.details:
+            text += "\n" + "\n".join("  " + line for line in self.details.rstrip().splitlines())
+        if self.fix:
+            text += f"\nfix: {self.fix}"
+        return text

@@ -1,0 +1,335 @@
+"""A private PostgreSQL cluster for the lab (initdb + pg_ctl, 127.0.0.1 only, a free port, a
+generated password), or an existing server given by URL.
+
+As root the server runs as an unprivileged user (PostgreSQL refuses to run as root). The cluster
+lives under the work directory; its state survives the command so `perflab db stop` finds it from
+a new shell.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import pwd
+import secrets
+import shutil
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
+
+from perflab import procs
+from perflab.errors import LabError
+from perflab.paths import CONTRACT_DIR, work_dir
+
+DB_NAME = "perflab"
+DB_USER = "perflab"
+SERVER_USER = "postgres"  # the unprivileged account Debian's postgresql package creates
+
+
+@dataclass
+class Connection:
+    host: str
+    port: int
+    database: str
+    user: str
+    password: str
+    external: bool = False
+
+    @property
+    def jdbc_url(self) -> str:
+        return f"jdbc:postgresql://{self.host}:{self.port}/{self.database}"
+
+    @property
+    def url(self) -> str:
+        return (
+            f"postgresql://{quote(self.user)}:{quote(self.password, safe='')}"
+            f"@{self.host}:{self.port}/{self.database}"
+        )
+
+    @property
+    def display_url(self) -> str:
+        return f"postgresql://{self.user}@{self.host}:{self.port}/{self.database}"
+
+    def app_env(self) -> dict[str, str]:
+        """The contract's environment variables for an app using this database."""
+        return {"DB_URL": self.jdbc_url, "DB_USER": self.user, "DB_PASSWORD": self.password}
+
+    @classmethod
+    def from_url(cls, url: str) -> "Connection":
+        parts = urlsplit(url)
+        if parts.scheme not in ("postgresql", "postgres"):
+            raise LabError(
+                f"not a PostgreSQL URL: {url!r}",
+                fix="give it as postgresql://USER:PASSWORD@HOST:PORT/DATABASE",
+            )
+        if not parts.hostname or not parts.username:
+            raise LabError(f"the URL {url!r} lacks a host or a user", fix="postgresql://USER:PASSWORD@HOST:PORT/DATABASE")
+        return cls(
+            host=parts.hostname,
+            port=parts.port or 5432,
+            database=(parts.path or "/").lstrip("/") or DB_NAME,
+            user=unquote(parts.username),
+            password=unquote(parts.password or ""),
+            external=True,
+        )
+
+
+def bin_dir() -> Path:
+    """The newest PostgreSQL server binaries (PG_BINDIR overrides)."""
+    override = os.environ.get("PG_BINDIR")
+    candidates = [override] if override else sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name) if Path(p).parent.name.isdigit() else 0
+    )
+    for cand in reversed(candidates):
+        if cand and (Path(cand) / "initdb").exists() and (Path(cand) / "pg_ctl").exists():
+            return Path(cand)
+    on_path = shutil.which("initdb")
+    if on_path:
+        return Path(os.path.realpath(on_path)).parent
+    raise LabError(
+        "PostgreSQL server binaries (initdb, pg_ctl) not found",
+        fix="run `./perflab doctor` as root (installs Debian's postgresql), or apt-get install postgresql, or set PG_BINDIR",
+    )
+
+
+def psql_binary() -> str:
+    local = bin_dir() / "psql"
+    if local.exists():
+        return str(local)
+    found = shutil.which("psql")
+    if not found:
+        raise LabError("psql not found", fix="apt-get install postgresql-client")
+    return found
+
+
+class Cluster:
+    """The lab's private cluster in <work>/db, or the external server recorded there."""
+
+    def __init__(self, root: Path | None = None):
+        self.root = root or work_dir() / "db"
+        self.state_file = self.root / "state.json"
+
+    # --- state -------------------------------------------------------------------------------
+
+    @property
+    def data_dir(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def log_path(self) -> Path:
+        return self.root / "server.log"
+
+    def _read_state(self) -> dict | None:
+        try:
+            return json.loads(self.state_file.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def _write_state(self, state: dict) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, indent=2))
+        os.chmod(tmp, 0o600)  # it holds the generated password
+        tmp.replace(self.state_file)
+
+    def connection(self) -> Connection | None:
+        state = self._read_state()
+        if not state or not state.get("connection"):
+            return None
+        return Connection(**state["connection"])
+
+    def server_pid(self) -> int | None:
+        """The postmaster's pid if our private server is running."""
+        try:
+            pid = int((self.data_dir / "postmaster.pid").read_text().splitlines()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+        return pid if procs.alive(pid) else None
+
+    def status(self) -> dict:
+        conn = self.connection()
+        if conn is None:
+            return {"running": False}
+        if conn.external:
+            return {"running": self.answers(conn), "external": True, "url": conn.display_url}
+        pid = self.server_pid()
+        return {"running": pid is not None, "external": False, "pid": pid, "url": conn.display_url,
+                "data_dir": str(self.data_dir), "log": str(self.log_path)}
+
+    # --- private server ------------------------------------------------------------------------
+
+    def _as_server_user(self):
+        """preexec for the server's processes when we are root (PostgreSQL refuses root)."""
+        if os.geteuid() != 0:
+            return None
+        try:
+            pw = pwd.getpwnam(SERVER_USER)
+        except KeyError as exc:
+            raise LabError(
+                f"running as root, but there is no unprivileged '{SERVER_USER}' user to run PostgreSQL",
+                fix="apt-get install postgresql (creates it), or run perflab as a normal user",
+            ) from exc
+
+        def demote():
+            os.setgid(pw.pw_gid)
+            os.initgroups(SERVER_USER, pw.pw_gid)
+            os.setuid(pw.pw_uid)
+
+        self._server_uid = pw.pw_uid
+        self._server_gid = pw.pw_gid
+        return demote
+
+    def _run(self, argv: list[str], what: str, timeout: float = 120) -> str:
+        demote = self._as_server_user()
+        env = dict(os.environ, LC_ALL="C", LANG="C")
+        try:
+            res = subprocess.run(argv, preexec_fn=demote, env=env, capture_output=True, text=True,
+                                 timeout=timeout, cwd="/")
+        except subprocess.TimeoutExpired as exc:
+            raise LabError(f"{what} did not finish within {timeout:.0f} s") from exc
+        if res.returncode != 0:
+            raise LabError(f"{what} failed (exit {res.returncode})", details=(res.stdout + res.stderr)[-3000:])
+        return res.stdout
+
+    def _check_reachable_by_server_user(self) -> None:
+        if os.geteuid() != 0:
+            return
+        pw = pwd.getpwnam(SERVER_USER)
+        for parent in [self.root, *self.root.parents]:
+            st = parent.stat()
+            if st.st_uid == pw.pw_uid:
+                continue
+            mode = st.st_mode
+            if not (mode & 0o001 or (st.st_gid == pw.pw_gid and mode & 0o010)):
+                raise LabError(
+                    f"the unprivileged '{SERVER_USER}' user cannot enter {parent}, so it cannot run the cluster in {self.root}",
+                    fix="set PERFLAB_WORKDIR to a directory outside private home folders (e.g. /var/tmp/perflab)",
+                )
+
+    def start(self, port: int | None = None) -> Connection:
+        """Create the cluster if needed and start it; clear errors when it runs already or the port is taken."""
+        status = self.status()
+        if status.get("running"):
+            raise LabError(
+                f"the lab's database is already running at {status['url']}"
+                + (f" (pid {status['pid']})" if status.get("pid") else ""),
+                fix="use it as it is, or `./perflab db stop` first",
+            )
+        if port is not None and procs.port_in_use(port):
+            who = procs.who_listens(port)
+            raise LabError(
+                f"port {port} on 127.0.0.1 is already in use" + (f" by {who}" if who else ""),
+                fix="choose another port with --port, or leave it out to use a free one",
+            )
+        bindir = bin_dir()
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._check_reachable_by_server_user()
+        demote = self._as_server_user()
+        if demote:
+            os.chown(self.root, self._server_uid, self._server_gid)
+        os.chmod(self.root, 0o700)
+
+        conn = self.connection()
+        fresh = not (self.data_dir / "PG_VERSION").exists() or conn is None or conn.external
+        if fresh:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+            password = secrets.token_urlsafe(18)
+            pwfile = self.root / "pwfile"
+            pwfile.write_text(password + "\n")
+            if demote:
+                os.chown(pwfile, self._server_uid, self._server_gid)
+            os.chmod(pwfile, 0o600)
+            try:
+                self._run([str(bindir / "initdb"), "-D", str(self.data_dir), "-U", DB_USER, f"--pwfile={pwfile}",
+                           "--auth=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-instructions"], "initdb")
+            finally:
+                pwfile.unlink(missing_ok=True)
+            conn = Connection("127.0.0.1", 0, DB_NAME, DB_USER, password)
+        assert conn is not None
+        conn.port = port or procs.free_port()
+        self._write_state({"connection": asdict(conn), "bindir": str(bindir)})
+        if self.log_path.exists() and demote:
+            os.chown(self.log_path, self._server_uid, self._server_gid)
+        options = f"-p {conn.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        try:
+            self._run([str(bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.log_path), "-o", options,
+                       "-w", "-t", "60", "start"], "starting PostgreSQL")
+            if fresh:
+                self._create_database(conn)
+        except BaseException as exc:
+            # Interrupted or failed half-way: leave nothing of ours running.
+            self.stop(quiet=True)
+            if isinstance(exc, LabError):
+                exc.details = (exc.details or "") + "\nserver log:\n" + procs.tail(self.log_path, 15)
+            raise
+        return conn
+
+    def _create_database(self, conn: Connection) -> None:
+        run_sql(conn, f"CREATE DATABASE {DB_NAME} OWNER {DB_USER}", database="postgres")
+
+    def stop(self, quiet: bool = False) -> bool:
+        """Stop our server (or forget the external one). True if something was stopped."""
+        conn = self.connection()
+        if conn is not None and conn.external:
+            self.state_file.unlink(missing_ok=True)
+            return True
+        pid = self.server_pid()
+        if pid is None:
+            return False
+        try:
+            self._run([str(bin_dir() / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "-t", "30", "stop"],
+                      "stopping PostgreSQL")
+        except LabError:
+            if not quiet:
+                raise
+        # pg_ctl returns once the postmaster is gone; make sure no backend of ours lingers.
+        deadline = time.monotonic() + 10
+        while procs.alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if procs.alive(pid):
+            os.kill(pid, 9)
+        return True
+
+    def use_external(self, url: str) -> Connection:
+        conn = Connection.from_url(url)
+        if not self.answers(conn):
+            raise LabError(f"no PostgreSQL answers at {conn.display_url}", fix="check the URL, the password and that the server runs")
+        if self.server_pid() is not None:
+            raise LabError("the lab's private database is running", fix="`./perflab db stop` it before using another server")
+        self._write_state({"connection": asdict(conn)})
+        return conn
+
+    @staticmethod
+    def answers(conn: Connection) -> bool:
+        try:
+            run_sql(conn, "SELECT 1", timeout=5)
+            return True
+        except LabError:
+            return False
+
+
+def run_sql(conn: Connection, sql: str | None = None, *, files: list[Path] = (), database: str | None = None,
+            timeout: float = 60) -> str:
+    """Run SQL with psql against conn (stops at the first error)."""
+    argv = [psql_binary(), "-h", conn.host, "-p", str(conn.port), "-U", conn.user, "-d", database or conn.database,
+            "-v", "ON_ERROR_STOP=1", "-q", "-X", "-A", "-t"]
+    if sql:
+        argv += ["-c", sql]
+    for f in files:
+        argv += ["-f", str(f)]
+    env = dict(os.environ, PGPASSWORD=conn.password, PGCONNECT_TIMEOUT="5")
+    try:
+        res = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise LabError(f"psql did not finish within {timeout:.0f} s") from exc
+    if res.returncode != 0:
+        raise LabError(f"SQL on {conn.display_url} failed", details=res.stderr[-2000:])
+    return res.stdout
+
+
+def load_contract(conn: Connection) -> None:
+    """(Re)create the contract schema and seed data: every app starts from the same rows."""
+    run_sql(conn, files=[CONTRACT_DIR / "schema.sql", CONTRACT_DIR / "seed.sql"])

@@ -1,0 +1,66 @@
+"""Shared fixtures: a private PostgreSQL for the whole test session, stand-in app folders."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from perflab import postgres
+
+SUPPORT = Path(__file__).parent / "support"
+
+
+@pytest.fixture(scope="session")
+def database(tmp_path_factory):
+    """A real private PostgreSQL cluster, separate from the user's lab database."""
+    root = tmp_path_factory.mktemp("pg")
+    os.chmod(root, 0o755)
+    for parent in root.parents:  # the unprivileged server user must be able to enter it
+        if str(parent).startswith("/tmp") and parent != Path("/tmp"):
+            os.chmod(parent, 0o755)
+    cluster = postgres.Cluster(root / "db")
+    conn = cluster.start()
+    try:
+        postgres.load_contract(conn)
+        yield cluster, conn
+    finally:
+        cluster.stop(quiet=True)
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    """A private work directory so tests never touch the user's lab state."""
+    path = tmp_path / "work"
+    monkeypatch.setenv("PERFLAB_WORKDIR", str(path))
+    monkeypatch.setenv("PERFLAB_BUILD_STAMPS", str(tmp_path / "builds"))
+    return path
+
+
+def write_standin_app(root: Path, name: str = "standin", delay: float = 0.2, exit_code: int | None = None) -> Path:
+    """An app folder whose 'build' copies a script and whose launch runs the slow stand-in."""
+    app = root / name
+    (app / "src").mkdir(parents=True, exist_ok=True)
+    (app / "src" / "version.txt").write_text("1\n")
+    args = [str(delay)] + ([str(exit_code)] if exit_code is not None else [])
+    argv = ", ".join(f'"{a}"' for a in [sys.executable, str(SUPPORT / "slow_app.py"), *args])
+    (app / "perflab.toml").write_text(textwrap.dedent(f"""\
+        name = "{name}"
+        framework = "StandIn"
+        framework_version = "0"
+        sources = ["src"]
+        ready_path = "/health/ready"
+        first_response_path = "/hello"
+        startup_log_regex = 'started in (?P<millis>[0-9.]+)ms'
+
+        [build]
+        command = ["sh", "-c", "mkdir -p out && cp src/version.txt out/artifact.txt && echo built >> build-count"]
+        artifact = "out/artifact.txt"
+
+        [modes.jvm]
+        command = [{argv}]
+        """))
+    return app

@@ -1,0 +1,38 @@
+"""A stand-in app for testing the lab's own process handling (never a framework result).
+
+Usage: slow_app.py DELAY_SECONDS [EXIT_CODE]. Waits DELAY seconds, then serves /hello and
+/health/ready on $HTTP_PORT; with EXIT_CODE it exits with that code instead of serving.
+It starts a child process too, so tests can check that a whole process tree is stopped.
+"""
+
+import http.server
+import os
+import subprocess
+import sys
+import time
+
+delay = float(sys.argv[1])
+print(f"stand-in app starting, pid {os.getpid()}", flush=True)
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+print(f"child pid {child.pid}", flush=True)
+time.sleep(delay)
+if len(sys.argv) > 2:
+    print("stand-in app failing on purpose", flush=True)
+    sys.exit(int(sys.argv[2]))
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = b'{"status":"UP"}' if self.path.startswith("/health") else b"Hello from StandIn (test)"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+server = http.server.HTTPServer(("127.0.0.1", int(os.environ["HTTP_PORT"])), Handler)
+print(f"stand-in app started in {delay * 1000:.0f}ms", flush=True)
+server.serve_forever()
