@@ -1,0 +1,155 @@
+"""Results: every figure is written to SQLite the moment it is measured (a crash loses at most the
+point in flight), with raw driver output and samples as files beside it and the environment and the
+full plan of the run. Versioned: SCHEMA_VERSION changes when the layout does.
+
+A run's *method* (plan, limits, topology, versions) is hashed; runs with different method hashes
+are not comparable and the compare/report code says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from perflab.paths import work_dir
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS runs (
+    id TEXT PRIMARY KEY, started_at REAL, finished_at REAL, status TEXT, plan_name TEXT,
+    plan_json TEXT, environment_json TEXT, method_hash TEXT, note TEXT
+);
+CREATE TABLE IF NOT EXISTS figures (
+    id INTEGER PRIMARY KEY, run_id TEXT, app TEXT, mode TEXT, scenario TEXT, point TEXT,
+    metric TEXT, repeat INTEGER, value REAL, unit TEXT, flags TEXT, measured_at REAL, extra_json TEXT
+);
+CREATE INDEX IF NOT EXISTS figures_run ON figures (run_id, app, mode, scenario);
+CREATE TABLE IF NOT EXISTS outcomes (
+    id INTEGER PRIMARY KEY, run_id TEXT, app TEXT, mode TEXT, scenario TEXT, status TEXT,
+    reason TEXT, at REAL
+);
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY, run_id TEXT, app TEXT, mode TEXT, scenario TEXT, kind TEXT, path TEXT
+);
+"""
+
+
+@dataclass
+class Figure:
+    run_id: str
+    app: str
+    mode: str
+    scenario: str
+    point: str
+    metric: str
+    repeat: int
+    value: float
+    unit: str
+    flags: list[str]
+    measured_at: float
+    extra: dict
+
+
+def method_hash(plan: dict, environment: dict) -> str:
+    """What must be equal for two runs to be compared: the plan (minus its name and description),
+    the machine's CPU model and core count, and the versions of JDKs, frameworks and drivers."""
+    relevant_plan = {k: v for k, v in plan.items() if k not in ("name", "description")}
+    relevant_env = {k: environment.get(k) for k in ("cpu_model", "cpus_online", "jdks", "frameworks", "drivers",
+                                                    "cgroup", "postgres")}
+    blob = json.dumps({"plan": relevant_plan, "env": relevant_env}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+class Store:
+    def __init__(self, path: Path | None = None):
+        self.path = path or work_dir() / "results.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)  # autocommit: each write lands
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(_SCHEMA)
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None:
+            self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        elif int(row["value"]) != SCHEMA_VERSION:
+            from perflab.errors import LabError
+            raise LabError(f"{self.path} has results schema {row['value']}, this perflab writes {SCHEMA_VERSION}",
+                           fix="use another PERFLAB_WORKDIR or move the old results file away")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # --- writing ------------------------------------------------------------------------------
+
+    def run_dir(self, run_id: str) -> Path:
+        path = self.path.parent / "runs" / run_id
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def begin_run(self, plan: dict, environment: dict) -> str:
+        run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:4]
+        self.db.execute(
+            "INSERT INTO runs (id, started_at, status, plan_name, plan_json, environment_json, method_hash) "
+            "VALUES (?, ?, 'running', ?, ?, ?, ?)",
+            (run_id, time.time(), plan.get("name"), json.dumps(plan), json.dumps(environment),
+             method_hash(plan, environment)))
+        self.run_dir(run_id)
+        return run_id
+
+    def finish_run(self, run_id: str, status: str, note: str = "") -> None:
+        self.db.execute("UPDATE runs SET finished_at=?, status=?, note=? WHERE id=?", (time.time(), status, note, run_id))
+
+    def add_figure(self, run_id: str, app: str, mode: str, scenario: str, metric: str, value: float, unit: str,
+                   *, point: str = "", repeat: int = 0, flags: Iterable[str] = (), extra: dict | None = None) -> None:
+        self.db.execute(
+            "INSERT INTO figures (run_id, app, mode, scenario, point, metric, repeat, value, unit, flags, measured_at, extra_json) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (run_id, app, mode, scenario, point, metric, repeat, float(value), unit, json.dumps(sorted(set(flags))),
+             time.time(), json.dumps(extra or {}, default=str)))
+
+    def add_outcome(self, run_id: str, app: str, mode: str, scenario: str, status: str, reason: str = "") -> None:
+        self.db.execute("INSERT INTO outcomes (run_id, app, mode, scenario, status, reason, at) VALUES (?,?,?,?,?,?,?)",
+                        (run_id, app, mode, scenario, status, reason, time.time()))
+
+    def add_file(self, run_id: str, app: str, mode: str, scenario: str, kind: str, name: str, content: str | bytes) -> Path:
+        folder = self.run_dir(run_id) / f"{app}-{mode}" / scenario
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / name
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+        self.db.execute("INSERT INTO files (run_id, app, mode, scenario, kind, path) VALUES (?,?,?,?,?,?)",
+                        (run_id, app, mode, scenario, kind, str(path.relative_to(self.path.parent))))
+        return path
+
+    # --- reading ------------------------------------------------------------------------------
+
+    def runs(self) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM runs ORDER BY started_at DESC").fetchall()
+
+    def run(self, run_id: str) -> sqlite3.Row | None:
+        if run_id in ("last", "latest"):
+            return self.db.execute("SELECT * FROM runs ORDER BY started_at DESC LIMIT 1").fetchone()
+        row = self.db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
+        if row is None:  # a unique prefix is enough
+            rows = self.db.execute("SELECT * FROM runs WHERE id LIKE ?", (run_id + "%",)).fetchall()
+            row = rows[0] if len(rows) == 1 else None
+        return row
+
+    def figures(self, run_id: str) -> list[Figure]:
+        rows = self.db.execute("SELECT * FROM figures WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
+        return [Figure(r["run_id"], r["app"], r["mode"], r["scenario"], r["point"], r["metric"], r["repeat"],
+                       r["value"], r["unit"], json.loads(r["flags"]), r["measured_at"], json.loads(r["extra_json"]))
+                for r in rows]
+
+    def outcomes(self, run_id: str) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM outcomes WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
+
+    def files(self, run_id: str) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM files WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
