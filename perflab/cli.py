@@ -129,12 +129,73 @@ def _apps_start(args) -> int:
     return 0
 
 
-# --- quick ----------------------------------------------------------------------------------------
+# --- run, quick, results --------------------------------------------------------------------------
+
+def _run_and_summarise(plan_obj) -> int:
+    from perflab import results, runner, summary
+    from perflab.store import Store
+
+    run_id = None
+    view = None
+    try:
+        run_id = runner.run_plan(plan_obj, say=_say)
+    finally:
+        if run_id is None:
+            last = Store().run("last")
+            run_id = last["id"] if last is not None and last["status"] != "complete" else None
+        if run_id:
+            view = results.load(Store(), run_id)
+            if view is not None:
+                _say("")
+                _say(summary.render(view))
+                _say(f"\nstored in {Store().path} as run {run_id}")
+    failed = [o for o in view.outcomes if o["status"] not in ("ok", "unavailable", "not-run")] if view else []
+    return 1 if failed else 0
+
+
+def cmd_run(args) -> int:
+    from perflab import plan
+
+    plan_obj = plan.load(args.plan, known_apps=list(apps.discover()))
+    if args.apps:
+        plan_obj.data["apps"] = args.apps
+    return _run_and_summarise(plan_obj)
+
 
 def cmd_quick(args) -> int:
-    from perflab import quick
+    from perflab import plan
 
-    return quick.run(args)
+    plan_obj = plan.load("quick", known_apps=list(apps.discover()))
+    if args.apps:
+        plan.validate({**plan_obj.data, "apps": args.apps}, "quick", known_apps=list(apps.discover()))
+        plan_obj.data["apps"] = args.apps
+    return _run_and_summarise(plan_obj)
+
+
+def cmd_results(args) -> int:
+    import json as _json
+
+    from perflab import results, summary
+    from perflab.store import Store
+
+    store = Store()
+    if args.action == "list":
+        rows = store.runs()
+        if not rows:
+            _say("no runs stored yet; ./perflab quick makes one")
+            return 0
+        for r in rows:
+            n = store.db.execute("SELECT COUNT(*) FROM figures WHERE run_id=?", (r["id"],)).fetchone()[0]
+            started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["started_at"]))
+            _say(f"{r['id']}  {started}  {r['plan_name']:<8} {r['status']:<11} {n:>5} figures  method {r['method_hash']}")
+        return 0
+    if not args.run:
+        raise LabError("results show needs a run id (or 'last')", fix="./perflab results list")
+    view = results.load(store, args.run)
+    if view is None:
+        raise LabError(f"no run {args.run!r} in {store.path}", fix="./perflab results list")
+    _say(_json.dumps(view.to_dict(), indent=2, default=str) if args.json else summary.render(view))
+    return 0
 
 
 # --- test -----------------------------------------------------------------------------------------
@@ -154,9 +215,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"perflab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    q = sub.add_parser("quick", help="the quick lab on the embedded defaults: build, start the DB and every app, check them")
+    q = sub.add_parser("quick", help="the quick lab: every scenario on every app with short durations (the built-in plan 'quick')")
     q.add_argument("--apps", nargs="*", help="only these apps (default: all)")
     q.set_defaults(func=cmd_quick)
+
+    r = sub.add_parser("run", help="run a plan: a built-in one (quick, rt2019, lab2020, kt2020) or a TOML file")
+    r.add_argument("plan", help="built-in plan name or path to a plan .toml")
+    r.add_argument("--apps", nargs="*", help="only these apps")
+    r.set_defaults(func=cmd_run)
+
+    res = sub.add_parser("results", help="stored runs: list, or show one (summary or --json)")
+    res.add_argument("action", choices=["list", "show"])
+    res.add_argument("run", nargs="?", help="run id, a unique prefix of it, or 'last'")
+    res.add_argument("--json", action="store_true", help="show: the whole run as JSON (figures with their summaries)")
+    res.set_defaults(func=cmd_results)
 
     d = sub.add_parser("doctor", help="check JDKs, Maven, PostgreSQL, wrk, cgroups; install missing Debian packages as root")
     d.add_argument("--no-install", action="store_true", help="only report, install nothing")

@@ -182,11 +182,18 @@ class Cluster:
         self._server_gid = pw.pw_gid
         return demote
 
-    def _run(self, argv: list[str], what: str, timeout: float = 120) -> str:
+    def _run(self, argv: list[str], what: str, timeout: float = 120, preexec=None) -> str:
         demote = self._as_server_user()
         env = dict(os.environ, LC_ALL="C", LANG="C")
+
+        def prepare():
+            if preexec:  # e.g. join the DB's cgroup: must happen before dropping root
+                preexec()
+            if demote:
+                demote()
+
         try:
-            res = subprocess.run(argv, preexec_fn=demote, env=env, capture_output=True, text=True,
+            res = subprocess.run(argv, preexec_fn=prepare, env=env, capture_output=True, text=True,
                                  timeout=timeout, cwd="/")
         except subprocess.TimeoutExpired as exc:
             raise LabError(f"{what} did not finish within {timeout:.0f} s") from exc
@@ -209,7 +216,7 @@ class Cluster:
                     fix="set PERFLAB_WORKDIR to a directory outside private home folders (e.g. /var/tmp/perflab)",
                 )
 
-    def start(self, port: int | None = None) -> Connection:
+    def start(self, port: int | None = None, preexec=None) -> Connection:
         """Create the cluster if needed and start it; clear errors when it runs already or the port is taken."""
         status = self.status()
         if status.get("running"):
@@ -256,7 +263,7 @@ class Cluster:
         options = f"-p {conn.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200"
         try:
             self._run([str(bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.log_path), "-o", options,
-                       "-w", "-t", "60", "start"], "starting PostgreSQL")
+                       "-w", "-t", "60", "start"], "starting PostgreSQL", preexec=preexec)
             if fresh:
                 self._create_database(conn)
         except BaseException as exc:

@@ -1,0 +1,143 @@
+"""One measured instance of an app: launched in its own cgroup (CPU and memory limits) with a
+resource sampler running from exec to exit, and always torn down (process group, sampler, cgroup).
+
+How it ended matters as much as what it measured: an instance that exits on its own is reported
+as crashed, or as OOM-killed when its cgroup counted an OOM kill.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perflab import apps, isolate, probes, procs, signals
+
+JVM_FLAG_PRINT = "-XX:+PrintCommandLineFlags"  # the JVM logs the GC and heap it chose
+_counter = itertools.count(1)
+
+
+@dataclass
+class InstanceSpec:
+    run_id: str
+    app: apps.App
+    mode: str
+    limits: isolate.Limits
+    db_env: dict[str, str]
+    log_dir: Path
+    jvm_opts: list[str] = field(default_factory=list)
+    jdk: int | None = None
+    sample_hz: float = 20.0
+    setup: isolate.CgroupSetup | None = None
+    cgroup: object | None = None  # share an existing cgroup (density: many instances, one budget)
+
+
+class Instance:
+    def __init__(self, spec: InstanceSpec, port: int | None = None, tag: str = ""):
+        self.spec = spec
+        self.port = port or procs.free_port()
+        n = next(_counter)
+        self.tag = tag or f"i{n}"
+        self.log_path = spec.log_dir / f"{spec.app.name}-{spec.mode}-{self.tag}.log"
+        self.cgroup = None
+        self.owns_cgroup = spec.cgroup is None
+        self.running: apps.Running | None = None
+        self.sampler: probes.ResourceSampler | None = None
+        self.stopped_by_lab = False
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> "Instance":
+        spec = self.spec
+        if self.owns_cgroup:
+            role = f"{spec.app.name}-{spec.mode}-{self.tag}".replace("_", "-")
+            self.cgroup = isolate.Cgroup(spec.run_id, role, spec.limits, setup=spec.setup)
+        else:
+            self.cgroup = spec.cgroup
+        opts = list(spec.jvm_opts)
+        if "{jvm_opts}" in spec.app.mode(spec.mode).command and JVM_FLAG_PRINT not in opts:
+            opts.append(JVM_FLAG_PRINT)
+        try:
+            self.running = apps.launch(spec.app, spec.mode, port=self.port, db_env=spec.db_env,
+                                       log_path=self.log_path, jvm_opts=opts, jdk=spec.jdk,
+                                       preexec=self.cgroup.preexec)
+            self.sampler = probes.ResourceSampler(self.running.proc.pid, cgroup=self.cgroup if self.owns_cgroup else None,
+                                                  hz=spec.sample_hz).start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    @property
+    def spawn_ns(self) -> int:
+        return self.running.started_ns
+
+    @property
+    def pid(self) -> int:
+        return self.running.proc.pid
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def exited(self) -> int | None:
+        return self.running.proc.poll() if self.running else None
+
+    def end_reason(self) -> str:
+        """Why the instance is gone (or '' while it runs): OOM kill, crash with code or signal."""
+        code = self.exited()
+        if code is None:
+            return ""
+        oom = self.cgroup.oom_kills() if self.cgroup is not None else None
+        limit = self.spec.limits.memory_mb
+        if oom:
+            return f"OOM-killed under the {limit} MB memory limit"
+        if code < 0:
+            return f"killed by signal {-code}"
+        return f"exited with code {code}"
+
+    def jvm_flags(self) -> str:
+        """The flags the JVM printed (GC, heap), if it did."""
+        try:
+            for line in self.log_path.read_text(errors="replace").splitlines()[:20]:
+                if line.startswith("-XX:"):
+                    return line.strip()
+        except OSError:
+            pass
+        return ""
+
+    def stop(self) -> probes.SampleSeries | None:
+        """Stop the process tree, the sampler and (if ours) the cgroup; returns the samples."""
+        series = None
+        with signals.shielded():
+            self.stopped_by_lab = True
+            if self.running is not None:
+                self.running.stop()
+            if self.sampler is not None:
+                series = self.sampler.stop()
+            if self.owns_cgroup and self.cgroup is not None:
+                try:
+                    self.cgroup.close()
+                except Exception:  # cleanup must go on; cleanup_stale() catches leftovers
+                    pass
+        return series
+
+    def __enter__(self) -> "Instance":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def wait_until_ready(inst: Instance, path: str, timeout_s: float, interval_ms: float = 5.0) -> probes.PollResult:
+    return probes.poll_http(inst.base_url + path, inst.spawn_ns, inst.running.proc, timeout_s=timeout_s,
+                            interval_ms=interval_ms)
+
+
+def mb(value: float | None) -> float | None:
+    return None if value is None else value / (1024 * 1024)
+
+
+def settle(seconds: float) -> None:
+    time.sleep(max(0.0, seconds))

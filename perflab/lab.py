@@ -1,0 +1,64 @@
+"""What every scenario needs during a run: the store, the plan, the topology, the database, the
+progress display, and helpers that record figures and outcomes the moment they are known."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from perflab import isolate, probes
+from perflab.instance import InstanceSpec
+from perflab.plan import Plan
+from perflab.postgres import Connection
+from perflab.progress import Progress
+from perflab.store import Store
+
+
+class AppFailed(Exception):
+    """This app/mode cannot be measured further in this run (the reason is recorded)."""
+
+
+@dataclass
+class Lab:
+    store: Store
+    run_id: str
+    plan: Plan
+    topology: isolate.Topology
+    setup: isolate.CgroupSetup
+    db: Connection
+    db_pid: int | None
+    progress: Progress
+    log_dir: Path
+    warnings: list[str] = field(default_factory=list)
+
+    def spec(self, app, mode: str, *, memory_mb: int | None = None, cgroup=None) -> InstanceSpec:
+        limits = self.plan["limits"]
+        return InstanceSpec(
+            run_id=self.run_id, app=app, mode=mode,
+            limits=isolate.Limits(cpus=self.topology.app, cpu_quota=float(limits["cpus"]),
+                                  memory_mb=memory_mb or limits["memory_mb"]),
+            db_env=self.db.app_env(), log_dir=self.log_dir, jvm_opts=list(limits["jvm_opts"]),
+            jdk=limits["jdk"] or None, sample_hz=self.plan["memory"]["sample_hz"], setup=self.setup, cgroup=cgroup)
+
+    def record(self, app: str, mode: str, scenario: str, metric: str, value: float | None, unit: str,
+               *, point: str = "", repeat: int = 0, flags: Iterable[str] = (), extra: dict[str, Any] | None = None) -> None:
+        if value is None:
+            return
+        self.store.add_figure(self.run_id, app, mode, scenario, metric, value, unit, point=point, repeat=repeat,
+                              flags=flags, extra=extra)
+
+    def outcome(self, app: str, mode: str, scenario: str, status: str, reason: str = "") -> None:
+        self.store.add_outcome(self.run_id, app, mode, scenario, status, reason)
+        if status != "ok":
+            self.warn(f"{app}/{mode} {scenario}: {status}" + (f": {reason}" if reason else ""))
+
+    def warn(self, text: str) -> None:
+        self.warnings.append(text)
+        self.progress.message(f"warning: {text}")
+
+    def db_cpu_s(self) -> float | None:
+        return probes.tree_cpu_seconds(self.db_pid) if self.db_pid else None
+
+    def driver_cpus(self) -> list[int]:
+        return list(self.topology.driver)

@@ -1,0 +1,98 @@
+"""Figures of a stored run, grouped and summarised: every (app, mode, scenario, point, metric)
+becomes one Cell with the repeats' summary (median, min, max, CV, CI) and the union of their
+flags. Reports and the terminal summary read runs only through this module."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from perflab import stats
+from perflab.store import Figure, Store
+
+
+@dataclass
+class Cell:
+    app: str
+    mode: str
+    scenario: str
+    point: str
+    metric: str
+    unit: str
+    values: list[float]
+    summary: stats.Summary
+    flags: set[str] = field(default_factory=set)
+
+    @property
+    def target(self) -> str:
+        return f"{self.app}/{self.mode}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"app": self.app, "mode": self.mode, "scenario": self.scenario, "point": self.point,
+                "metric": self.metric, "unit": self.unit, "values": self.values, "summary": self.summary.to_dict(),
+                "flags": sorted(self.flags)}
+
+
+def cells(figures: list[Figure], cv_threshold: float = stats.DEFAULT_CV_THRESHOLD) -> list[Cell]:
+    groups: dict[tuple, list[Figure]] = {}
+    for f in figures:
+        groups.setdefault((f.app, f.mode, f.scenario, f.point, f.metric), []).append(f)
+    out = []
+    for (app, mode, scenario, point, metric), figs in groups.items():
+        values = [f.value for f in figs]
+        summary = stats.summarize(values, cv_threshold=cv_threshold)
+        flags = set().union(*(set(f.flags) for f in figs))
+        if summary.noisy and len(values) > 1:
+            flags.add("noisy")
+        if len(values) == 1 and point != "cold" and scenario != "footprint":
+            flags.add("single")
+        out.append(Cell(app, mode, scenario, point, metric, figs[0].unit, values, summary, flags))
+    return out
+
+
+@dataclass
+class RunView:
+    id: str
+    status: str
+    plan: dict
+    environment: dict
+    method_hash: str
+    started_at: float
+    finished_at: float | None
+    cells: list[Cell]
+    outcomes: list[dict]
+    note: str = ""
+
+    def find(self, scenario: str, metric: str | None = None, point: str | None = None) -> list[Cell]:
+        return [c for c in self.cells if c.scenario == scenario and (metric is None or c.metric == metric)
+                and (point is None or c.point == point)]
+
+    def targets(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for c in self.cells:
+            if c.mode != "all":
+                seen.setdefault(c.target, None)
+        for o in self.outcomes:
+            if o["mode"] not in ("all", "*"):
+                seen.setdefault(f"{o['app']}/{o['mode']}", None)
+        return list(seen)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": "perflab-run", "format_version": 1, "id": self.id, "status": self.status,
+                "plan": self.plan, "environment": self.environment, "method_hash": self.method_hash,
+                "started_at": self.started_at, "finished_at": self.finished_at, "note": self.note,
+                "outcomes": self.outcomes, "cells": [c.to_dict() for c in self.cells]}
+
+
+def load(store: Store, run_id: str) -> RunView | None:
+    row = store.run(run_id)
+    if row is None:
+        return None
+    plan = json.loads(row["plan_json"])
+    figures = store.figures(row["id"])
+    return RunView(
+        id=row["id"], status=row["status"], plan=plan, environment=json.loads(row["environment_json"]),
+        method_hash=row["method_hash"], started_at=row["started_at"], finished_at=row["finished_at"],
+        cells=cells(figures, plan.get("cv_threshold", stats.DEFAULT_CV_THRESHOLD)),
+        outcomes=[dict(o) for o in store.outcomes(row["id"])], note=row["note"] or "")

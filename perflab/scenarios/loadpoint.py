@@ -1,0 +1,70 @@
+"""Recording one measured load point the same way in every scenario: throughput, latency,
+errors, driver CPU and the driver-bound verdict, the app's and the DB's CPU, RSS during the
+point, and the driver's raw output as a file."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from perflab.drivers.base import LoadResult
+from perflab.instance import Instance, mb
+from perflab.lab import Lab
+
+
+@dataclass
+class Window:
+    start_ns: int
+    db_cpu_start: float | None
+
+
+def open_window(lab: Lab) -> Window:
+    return Window(time.monotonic_ns(), lab.db_cpu_s())
+
+
+def flags_of(result: LoadResult) -> list[str]:
+    flags = []
+    if result.driver_bound:
+        flags.append("driver-bound")
+    if result.errors.total:
+        flags.append("errors")
+    if result.requests == 0:
+        flags.append("no-responses")
+    return flags
+
+
+def record(lab: Lab, inst: Instance, scenario: str, point: str, repeat: int, result: LoadResult,
+           window: Window) -> list[str]:
+    """Store the figures of one load point; returns its flags."""
+    app, mode = inst.spec.app.name, inst.spec.mode
+    end_ns = time.monotonic_ns()
+    series = inst.sampler.snapshot() if inst.sampler else None
+    db_cpu_end = lab.db_cpu_s()
+    flags = flags_of(result)
+    extra = {
+        "connections": result.connections, "threads": result.threads, "offered_rate": result.offered_rate,
+        "driver": f"{result.driver} {result.driver_version}", "driver_cpus": result.driver_cpus,
+        "driver_bound_reason": result.driver_bound_reason, "errors": result.errors.__dict__,
+        "warmup_s": result.warmup_s, "duration_s": result.duration_s, "url": result.url, "method": result.method,
+    }
+    put = lambda metric, value, unit: lab.record(app, mode, scenario, metric, value, unit, point=point,  # noqa: E731
+                                                 repeat=repeat, flags=flags, extra=extra)
+    put("rps", result.rps, "req/s")
+    put("requests", result.requests, "count")
+    put("errors", result.errors.total, "count")
+    put("latency_mean_ms", result.latency.mean_ms, "ms")
+    put("latency_max_ms", result.latency.max_ms, "ms")
+    for p in ("50", "90", "99", "99.9"):
+        put(f"latency_p{p}_ms", result.latency.percentile(p), "ms")
+    put("driver_cpu_util", result.driver_cpu_utilisation, "ratio")
+    if result.offered_rate:
+        put("offered_rate", result.offered_rate, "req/s")
+    if series is not None:
+        put("app_cpu_share", series.cpu_share("cgroup_cpu_s", window.start_ns, end_ns)
+            or series.cpu_share("cpu_s", window.start_ns, end_ns), "cpus")
+        put("rss_peak_mb", mb(series.peak("rss_bytes", window.start_ns, end_ns)), "MB")
+    if window.db_cpu_start is not None and db_cpu_end is not None:
+        put("db_cpu_s", db_cpu_end - window.db_cpu_start, "s")
+    lab.store.add_file(lab.run_id, app, mode, scenario, "driver-output",
+                       f"{point or 'point'}-r{repeat}.txt".replace("/", "_").replace(" ", "_"), result.raw_output)
+    return flags
