@@ -40,7 +40,8 @@ def workdir(tmp_path, monkeypatch):
     return path
 
 
-def write_standin_app(root: Path, name: str = "standin", delay: float = 0.2, exit_code: int | None = None) -> Path:
+def write_standin_app(root: Path, name: str = "standin", delay: float = 0.2, exit_code: int | None = None,
+                      alloc_mb: int = 0) -> Path:
     """An app folder whose 'build' copies a script and whose launch runs the slow stand-in."""
     app = root / name
     (app / "src").mkdir(parents=True, exist_ok=True)
@@ -62,5 +63,6 @@ def write_standin_app(root: Path, name: str = "standin", delay: float = 0.2, exi
 
         [modes.jvm]
         command = [{argv}]
+        env = {{ STANDIN_ALLOC_MB = "{alloc_mb}" }}
         """))
     return app

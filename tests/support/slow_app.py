@@ -1,7 +1,7 @@
 """A stand-in app for testing the lab's own process handling (never a framework result).
 
-Usage: slow_app.py DELAY_SECONDS [EXIT_CODE]. Waits DELAY seconds, then serves /hello and
-/health/ready on $HTTP_PORT; with EXIT_CODE it exits with that code instead of serving.
+Usage: slow_app.py DELAY_SECONDS [EXIT_CODE]. Waits DELAY seconds, allocates $STANDIN_ALLOC_MB
+(if set), then serves any GET on $HTTP_PORT; with EXIT_CODE it exits with that code instead.
 It starts a child process too, so tests can check that a whole process tree is stopped.
 """
 
@@ -16,12 +16,17 @@ print(f"stand-in app starting, pid {os.getpid()}", flush=True)
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
 print(f"child pid {child.pid}", flush=True)
 time.sleep(delay)
+hog = bytearray(int(os.environ.get("STANDIN_ALLOC_MB", "0")) * 1024 * 1024)
+for i in range(0, len(hog), 4096):  # touch every page so it is resident
+    hog[i] = 1
 if len(sys.argv) > 2:
     print("stand-in app failing on purpose", flush=True)
     sys.exit(int(sys.argv[2]))
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as load drivers expect
+
     def do_GET(self):
         body = b'{"status":"UP"}' if self.path.startswith("/health") else b"Hello from StandIn (test)"
         self.send_response(200)
@@ -33,6 +38,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-server = http.server.HTTPServer(("127.0.0.1", int(os.environ["HTTP_PORT"])), Handler)
+server = http.server.ThreadingHTTPServer(("127.0.0.1", int(os.environ["HTTP_PORT"])), Handler)
 print(f"stand-in app started in {delay * 1000:.0f}ms", flush=True)
 server.serve_forever()

@@ -1,0 +1,267 @@
+"""Tests of the common driver layer and of wrk: parsing captured real outputs, the result type,
+driver-bound assessment, running a pinned driver, and wrk runs against the stand-in server."""
+
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from perflab.drivers import base, wrk
+from perflab.drivers.install import DriverUnavailable
+from tests.support.standin_server import StandinServer
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "wrk"
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text()
+
+
+def strip_summary(text: str) -> str:
+    return text[: text.index(wrk.SUMMARY_BEGIN)]
+
+
+# ---- parsing -------------------------------------------------------------------------------
+
+def test_time_units():
+    assert wrk.parse_time_ms("635.91us") == pytest.approx(0.63591)
+    assert wrk.parse_time_ms("1.00ms") == 1.0
+    assert wrk.parse_time_ms("1.10s") == pytest.approx(1100.0)
+    assert wrk.parse_time_ms("2.50m") == pytest.approx(150000.0)
+    with pytest.raises(ValueError):
+        wrk.parse_time_ms("12 parsecs")
+
+
+def test_summary_json_is_preferred():
+    figures = wrk.parse_wrk_output(fixture("hello_c1_microseconds.txt"))
+    assert figures.source == "json"
+    assert figures.requests == 7768
+    assert figures.duration_s == pytest.approx(2.01912)
+    assert figures.latency.percentile(50) == pytest.approx(0.068)
+    assert figures.latency.percentile("99.99") == pytest.approx(34.571)
+    assert figures.latency.min_ms == pytest.approx(0.036)
+    assert (figures.threads, figures.connections) == (1, 1)
+
+
+def test_mixed_errors_from_json_and_text_agree():
+    text = fixture("mixed_errors.txt")
+    from_json = wrk.parse_wrk_output(text)
+    from_text = wrk.parse_wrk_output(strip_summary(text))
+    assert from_text.source == "text"
+    for figures in (from_json, from_text):
+        assert figures.requests == 1881
+        assert figures.errors.non_2xx == 426
+        assert (figures.errors.connect, figures.errors.read, figures.errors.write,
+                figures.errors.timeouts) == (0, 244, 0, 8)
+        assert figures.errors.total == 426 + 244 + 8
+    # the text has 2-3 significant digits: it must agree with the exact figures to that precision
+    assert from_text.latency.mean_ms == pytest.approx(from_json.latency.mean_ms, rel=0.01)
+    assert from_text.latency.max_ms == pytest.approx(from_json.latency.max_ms, rel=0.01)
+    assert from_text.latency.percentile(50) == pytest.approx(0.142)
+    assert from_text.latency.percentile(99) == pytest.approx(from_json.latency.percentile(99),
+                                                             rel=0.01)
+    assert from_text.rps == pytest.approx(603.18, rel=1e-4)
+    assert from_json.rps == pytest.approx(1881 / 3.118484)
+
+
+def test_text_only_output_without_summary():
+    figures = wrk.parse_wrk_output(fixture("mixed_errors_text_only.txt"))
+    assert figures.source == "text"
+    assert figures.requests == 1881
+    assert figures.errors.non_2xx == 426 and figures.errors.read == 244
+    assert figures.errors.timeouts == 8
+    assert figures.latency.mean_ms == pytest.approx(2.10)
+    assert figures.latency.stdev_ms == pytest.approx(9.99)
+    assert figures.latency.max_ms == pytest.approx(116.86)
+    assert figures.latency.percentiles_ms == pytest.approx(
+        {"50": 0.132, "75": 0.303, "90": 2.63, "99": 60.35})
+
+
+def test_seconds_unit_in_text_and_json():
+    text = fixture("delay_seconds.txt")
+    from_text = wrk.parse_wrk_output(strip_summary(text))
+    assert from_text.latency.mean_ms == pytest.approx(1100.0)
+    assert from_text.latency.stdev_ms == pytest.approx(0.36773)
+    assert from_text.latency.percentile(99) == pytest.approx(1100.0)
+    from_json = wrk.parse_wrk_output(text)
+    assert from_json.latency.max_ms == pytest.approx(1102.184)
+    assert from_json.requests == 4
+
+
+def test_write_errors_when_server_goes_away():
+    text = fixture("server_stopped_mid_run.txt")
+    for figures in (wrk.parse_wrk_output(text), wrk.parse_wrk_output(strip_summary(text))):
+        assert figures.errors.write == 12928 and figures.errors.read == 4
+        assert figures.errors.non_2xx == 0
+
+
+def test_milliseconds_fixture_and_no_error_lines():
+    figures = wrk.parse_wrk_output(strip_summary(fixture("hello_c50_milliseconds.txt")))
+    assert figures.errors.total == 0
+    assert figures.latency.percentile(99) == pytest.approx(188.85)
+    assert (figures.threads, figures.connections) == (2, 50)
+
+
+def test_damaged_summary_falls_back_to_text():
+    text = fixture("mixed_errors.txt").replace('"requests": 1881', '"requests": ')
+    figures = wrk.parse_wrk_output(text)
+    assert figures.source == "text" and figures.requests == 1881
+
+
+def test_not_a_wrk_report():
+    with pytest.raises(ValueError):
+        wrk.parse_wrk_output("unable to connect to 127.0.0.1:1 Connection refused")
+
+
+# ---- result type and driver-bound flag ---------------------------------------------------
+
+def make_result(**changes) -> base.LoadResult:
+    values = dict(
+        driver="wrk", driver_version="4.1.0", mode="closed", url="http://127.0.0.1:1/x",
+        connections=10, threads=2, duration_s=10.0, warmup_s=5.0, requests=1000, rps=100.0,
+        latency=base.LatencyStats(1.0, 0.5, 9.0, 0.1, {"50": 0.9, "99.9": 8.0}),
+        errors=base.ErrorCounts(non_2xx=3, status_counts={"503": 3}, read=1))
+    values.update(changes)
+    return base.LoadResult(**values)
+
+
+def test_load_result_json_round_trip():
+    result = make_result(offered_rate=120.0, driver_cpus=[1], raw_output="text")
+    again = base.LoadResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert again == result
+    assert again.latency.percentile(99.9) == 8.0
+    assert again.errors.total == 4
+    assert again.achieved_ratio == pytest.approx(100 / 120)
+
+
+def test_percentile_keys_are_canonical():
+    assert base.percentile_key(99) == "99"
+    assert base.percentile_key(99.90) == "99.9"
+    assert base.percentile_key("99.99") == "99.99"
+
+
+@pytest.mark.parametrize("utilisation, offered, achieved, bound, words", [
+    (0.50, None, None, False, ""),
+    (0.95, None, None, True, "driver CPU 95%"),
+    (0.30, 2000.0, 1990.0, False, ""),
+    (0.30, 2000.0, 1900.0, True, "achieved 1900.0 req/s"),
+    (0.92, 2000.0, 1000.0, True, "; "),
+])
+def test_assess_driver_bound(utilisation, offered, achieved, bound, words):
+    flag, reason = base.assess_driver_bound(utilisation, offered, achieved)
+    assert flag is bound
+    assert words in reason
+    assert bool(reason) is bound
+
+
+# ---- running a driver process ------------------------------------------------------------
+
+BUSY = "import os,time\nprint(sorted(os.sched_getaffinity(0)))\nend=time.process_time()+{s}\n" \
+       "while time.process_time()<end: pass\n"
+
+
+def test_run_driver_pins_and_accounts_cpu():
+    cpu = max(os.sched_getaffinity(0))
+    run = base.run_driver([sys.executable, "-c", BUSY.format(s=0.4)], cpus=[cpu], timeout_s=20)
+    assert run.returncode == 0 and not run.timed_out
+    assert run.stdout.strip() == f"[{cpu}]"  # the child ran pinned
+    assert run.cpu_s >= 0.4  # rusage of the reaped child covers its busy loop
+    assert run.cpu_count == 1
+    assert 0.3 < run.utilisation <= 1.05
+
+
+def test_run_driver_kills_on_timeout():
+    started = time.monotonic()
+    run = base.run_driver([sys.executable, "-c", "import time; time.sleep(30)"], timeout_s=0.5)
+    assert run.timed_out and run.returncode == -9
+    assert time.monotonic() - started < 10
+
+
+def test_run_driver_rejects_cpus_not_allowed():
+    with pytest.raises(ValueError):
+        base.run_driver(["true"], cpus=[max(os.sched_getaffinity(0)) + 64], timeout_s=5)
+
+
+def test_compose_script_appends_summary_hook(tmp_path):
+    path = wrk.compose_script("post_data", tmp_path)
+    text = path.read_text()
+    assert text.index("function request()") < text.index("function done(")
+    assert wrk.compose_script(None, tmp_path).read_text().startswith("-- perflab: wrk done()")
+    with pytest.raises(FileNotFoundError):
+        wrk.compose_script("no_such_script", tmp_path)
+
+
+def test_run_wrk_rejects_bad_shapes():
+    with pytest.raises(ValueError):
+        wrk.run_wrk("http://127.0.0.1:1/", connections=1, threads=2, duration_s=1, wrk="wrk")
+    with pytest.raises(ValueError):
+        wrk.run_wrk("http://127.0.0.1:1/", connections=2, threads=1, duration_s=0.5, wrk="wrk")
+
+
+# ---- wrk against the stand-in server -----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def wrk_binary():
+    try:
+        return wrk.ensure_wrk()
+    except DriverUnavailable as missing:
+        pytest.skip(f"wrk unavailable: {missing}")
+
+
+def cpu_roles():
+    cpus = sorted(os.sched_getaffinity(0))
+    return ([cpus[0]], [cpus[-1]]) if len(cpus) > 1 else (None, None)
+
+
+def test_wrk_get_closed_loop(wrk_binary):
+    server_cpus, driver_cpus = cpu_roles()
+    with StandinServer(cpus=server_cpus) as server:
+        result = wrk.run_wrk(server.url + "/hello", connections=4, threads=2, duration_s=1,
+                             warmup_s=1, cpus=driver_cpus, wrk=wrk_binary)
+    assert result.mode == "closed" and result.driver == "wrk"
+    assert result.requests > 0 and result.rps == pytest.approx(result.requests
+                                                               / result.duration_s)
+    assert result.errors.total == 0
+    assert 0 < result.latency.percentile(50) <= result.latency.percentile(99) \
+        <= result.latency.max_ms
+    assert result.driver_cpu_s > 0 and result.driver_cpus == driver_cpus
+    assert result.warmup_s == 1.0
+    assert "PERFLAB-WRK-SUMMARY-BEGIN" in result.raw_output
+
+
+def test_wrk_post_data_keys_are_unique_across_warmup_and_run(wrk_binary):
+    with StandinServer() as server:
+        result = wrk.run_wrk(server.url, connections=4, threads=2, duration_s=1, warmup_s=1,
+                             script="post_data", wrk=wrk_binary)
+    assert result.method == "POST"
+    assert result.requests > 0
+    assert result.errors.non_2xx == 0  # a repeated key would answer 409
+
+
+def test_wrk_get_data_uses_the_key_argument(wrk_binary):
+    with StandinServer() as server:
+        found = wrk.run_wrk(server.url, connections=2, threads=1, duration_s=1,
+                            script="get_data", wrk=wrk_binary)
+        missing = wrk.run_wrk(server.url, connections=2, threads=1, duration_s=1,
+                              script="get_data", script_args={"key": "NoSuchKey"},
+                              wrk=wrk_binary)
+    assert found.requests > 0 and found.errors.non_2xx == 0
+    assert missing.requests > 0 and missing.errors.non_2xx == missing.requests  # all 404
+
+
+def test_wrk_counts_non_2xx(wrk_binary):
+    with StandinServer() as server:
+        result = wrk.run_wrk(server.url + "/status/503", connections=2, threads=1,
+                             duration_s=1, wrk=wrk_binary)
+    assert result.requests > 0 and result.errors.non_2xx == result.requests
+
+
+def test_wrk_unreachable_server_is_a_clear_error(wrk_binary):
+    with StandinServer() as server:
+        url = server.url
+    with pytest.raises(RuntimeError, match="unable to connect"):
+        wrk.run_wrk(url, connections=1, threads=1, duration_s=1, wrk=wrk_binary)
