@@ -1,0 +1,23 @@
+-- perflab: wrk done() hook, appended to every script the lab runs.
+-- Prints the run's figures as one JSON object between two marker lines, so the lab does not
+-- have to parse wrk's human-oriented text (kept as a fallback). Times are in microseconds.
+-- errors.status is wrk's count of responses with status > 399 ("Non-2xx or 3xx responses").
+
+function done(summary, latency, requests)
+  local keys = {"50", "75", "90", "99", "99.9", "99.99"}
+  local points = {50, 75, 90, 99, 99.9, 99.99}
+  local parts = {}
+  for i, key in ipairs(keys) do
+    parts[#parts + 1] = string.format('"%s": %.3f', key, latency:percentile(points[i]))
+  end
+  local e = summary.errors
+  io.write("PERFLAB-WRK-SUMMARY-BEGIN\n")
+  io.write(string.format(
+    '{"requests": %d, "duration_us": %d, "bytes": %d, ' ..
+    '"latency_us": {"mean": %.3f, "stdev": %.3f, "min": %d, "max": %d, "percentiles": {%s}}, ' ..
+    '"errors": {"connect": %d, "read": %d, "write": %d, "status": %d, "timeout": %d}}\n',
+    summary.requests, summary.duration, summary.bytes,
+    latency.mean, latency.stdev, latency.min, latency.max, table.concat(parts, ", "),
+    e.connect, e.read, e.write, e.status, e.timeout))
+  io.write("PERFLAB-WRK-SUMMARY-END\n")
+end
