@@ -1,0 +1,8 @@
+package dev.perflab;
+
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.Size;
+
+/** Body of POST and PUT /fruits: only the name is accepted from clients. */
+public record FruitRequest(@NotBlank @Size(max = 40) String name) {
+}
