@@ -76,14 +76,38 @@ class Case:
     expect_json: Any = None        # the exact JSON expected (dict equality: key order free)
     expect: Callable[[Response], str | None] | None = None  # further check; returns a problem or None
     readonly: bool = False         # safe to run against any app before measuring it
+    save_as: str | None = None     # a create: remember the new id under this name
 
-    def send(self, base_url: str) -> Response:
+    def send(self, base_url: str, ids: dict[str, int]) -> Response:
         payload = self.body
         ctype = self.content_type
         if payload is not None and not isinstance(payload, bytes):
             payload = json.dumps(payload).encode()
             ctype = ctype or "application/json"
-        return request(base_url, self.method, self.path, payload, ctype)
+        return request(base_url, self.method, self.path.format(**ids), payload, ctype)
+
+
+# Ids of created rows are the database's to choose (a failed insert may use up a sequence value),
+# so expectations name them: "<id:mango>" stands for the id the "mango" create returned.
+def resolve(expected: Any, ids: dict[str, int]) -> Any:
+    if isinstance(expected, str) and expected.startswith("<id:"):
+        return ids.get(expected[4:-1], expected)
+    if isinstance(expected, list):
+        return [resolve(e, ids) for e in expected]
+    if isinstance(expected, dict):
+        return {k: resolve(v, ids) for k, v in expected.items()}
+    return expected
+
+
+def symbolise(value: Any, ids: dict[str, int]) -> Any:
+    """The reverse of resolve for "id" fields: created ids become their names (for comparison)."""
+    names = {v: k for k, v in ids.items()}
+    if isinstance(value, list):
+        return [symbolise(v, ids) for v in value]
+    if isinstance(value, dict):
+        return {k: (f"<id:{names[v]}>" if k == "id" and isinstance(v, int) and v in names else symbolise(v, ids))
+                for k, v in value.items()}
+    return value
 
 
 @dataclass
@@ -115,12 +139,19 @@ def _is_error_body(resp: Response, status: int) -> str | None:
 
 
 def _location_endswith(suffix: str) -> Callable[[Response], str | None]:
+    """Location must name the created resource; '{id}' stands for the id in the body."""
     def check(resp: Response) -> str | None:
         loc = resp.headers.get("location")
         if not loc:
             return "no Location header"
-        if not urlsplit(loc).path.endswith(suffix):
-            return f"Location {loc!r} should end with {suffix}"
+        want = suffix
+        if "{id}" in suffix:
+            try:
+                want = suffix.replace("{id}", str(resp.json()["id"]))
+            except (ValueError, KeyError, TypeError):
+                return "no id in the body to check Location against"
+        if not urlsplit(loc).path.endswith(want):
+            return f"Location {loc!r} should end with {want}"
         return None
     return check
 
@@ -149,7 +180,7 @@ def _err(case_id: str, method: str, path: str, status: int, body: Any = None, co
 
 
 def _fruits_after_writes() -> list[dict]:
-    rows = SEED_FRUITS + [{"id": 5, "name": NAME_40}, {"id": 6, "name": NAME_40_UNICODE}]
+    rows = SEED_FRUITS + [{"id": "<id:max>", "name": NAME_40}, {"id": "<id:unicode>", "name": NAME_40_UNICODE}]
     return sorted(rows, key=lambda r: r["name"].encode())  # the lab's cluster uses the C collation
 
 
@@ -160,9 +191,9 @@ CASES: list[Case] = [
     _err("fruits.get.unknown", "GET", "/fruits/999", 404, readonly=True),
     _err("fruits.get.non-numeric", "GET", "/fruits/abc", 404, readonly=True),
     _err("fruits.get.beyond-long", "GET", "/fruits/99999999999999999999", 404, readonly=True),
-    Case("fruits.create", "POST", "/fruits", 201, {"name": "Mango"}, expect_json={"id": 4, "name": "Mango"},
-         expect=_location_endswith("/fruits/4")),
-    Case("fruits.get.created", "GET", "/fruits/4", 200, expect_json={"id": 4, "name": "Mango"}),
+    Case("fruits.create", "POST", "/fruits", 201, {"name": "Mango"}, expect_json={"id": "<id:mango>", "name": "Mango"},
+         expect=_location_endswith("/fruits/{id}"), save_as="mango"),
+    Case("fruits.get.created", "GET", "/fruits/{mango}", 200, expect_json={"id": "<id:mango>", "name": "Mango"}),
     _err("fruits.create.duplicate", "POST", "/fruits", 409, {"name": "Mango"}),
     _err("fruits.create.duplicate-seed", "POST", "/fruits", 409, {"name": "Apple"}),
     _err("fruits.create.blank", "POST", "/fruits", 400, {"name": ""}),
@@ -171,23 +202,24 @@ CASES: list[Case] = [
     _err("fruits.create.null", "POST", "/fruits", 400, {"name": None}),
     _err("fruits.create.too-long", "POST", "/fruits", 400, {"name": NAME_41}),
     Case("fruits.create.max-length", "POST", "/fruits", 201, {"name": NAME_40},
-         expect_json={"id": 5, "name": NAME_40}, expect=_location_endswith("/fruits/5")),
+         expect_json={"id": "<id:max>", "name": NAME_40}, expect=_location_endswith("/fruits/{id}"), save_as="max"),
     Case("fruits.create.max-length-unicode", "POST", "/fruits", 201, {"name": NAME_40_UNICODE},
-         expect_json={"id": 6, "name": NAME_40_UNICODE}),
+         expect_json={"id": "<id:unicode>", "name": NAME_40_UNICODE}, save_as="unicode"),
     _err("fruits.create.malformed", "POST", "/fruits", 400, b'{"name": "Kiwi"', "application/json"),
     _err("fruits.create.not-an-object", "POST", "/fruits", 400, b"[]", "application/json"),
     _err("fruits.create.text-plain", "POST", "/fruits", 415, b"Kiwi", "text/plain"),
-    Case("fruits.update", "PUT", "/fruits/4", 200, {"name": "Papaya"}, expect_json={"id": 4, "name": "Papaya"}),
-    Case("fruits.update.same-name", "PUT", "/fruits/4", 200, {"name": "Papaya"},
-         expect_json={"id": 4, "name": "Papaya"}),
-    _err("fruits.update.duplicate", "PUT", "/fruits/4", 409, {"name": "Apple"}),
+    Case("fruits.update", "PUT", "/fruits/{mango}", 200, {"name": "Papaya"},
+         expect_json={"id": "<id:mango>", "name": "Papaya"}),
+    Case("fruits.update.same-name", "PUT", "/fruits/{mango}", 200, {"name": "Papaya"},
+         expect_json={"id": "<id:mango>", "name": "Papaya"}),
+    _err("fruits.update.duplicate", "PUT", "/fruits/{mango}", 409, {"name": "Apple"}),
     _err("fruits.update.unknown", "PUT", "/fruits/999", 404, {"name": "Kiwi"}),
-    _err("fruits.update.blank", "PUT", "/fruits/4", 400, {"name": ""}),
-    _err("fruits.update.too-long", "PUT", "/fruits/4", 400, {"name": NAME_41}),
-    _err("fruits.update.malformed", "PUT", "/fruits/4", 400, b"{name:", "application/json"),
-    _err("fruits.update.text-plain", "PUT", "/fruits/4", 415, b"Kiwi", "text/plain"),
-    Case("fruits.delete", "DELETE", "/fruits/4", 204, expect=_empty),
-    _err("fruits.delete.again", "DELETE", "/fruits/4", 404),
+    _err("fruits.update.blank", "PUT", "/fruits/{mango}", 400, {"name": ""}),
+    _err("fruits.update.too-long", "PUT", "/fruits/{mango}", 400, {"name": NAME_41}),
+    _err("fruits.update.malformed", "PUT", "/fruits/{mango}", 400, b"{name:", "application/json"),
+    _err("fruits.update.text-plain", "PUT", "/fruits/{mango}", 415, b"Kiwi", "text/plain"),
+    Case("fruits.delete", "DELETE", "/fruits/{mango}", 204, expect=_empty),
+    _err("fruits.delete.again", "DELETE", "/fruits/{mango}", 404),
     _err("fruits.delete.non-numeric", "DELETE", "/fruits/abc", 404),
     Case("fruits.list.after-writes", "GET", "/fruits", 200, expect_json=_fruits_after_writes()),
     Case("todos.list", "GET", "/todos", 200, expect_json=SEED_TODOS, readonly=True),
@@ -214,7 +246,7 @@ CASES: list[Case] = [
 _JSON_SUCCESS_MEDIA = "application/json"
 
 
-def normalise(case: Case, resp: Response) -> Any:
+def normalise(case: Case, resp: Response, ids: dict[str, int] | None = None) -> Any:
     """What must be equal across implementations: status, media type and the body with the
     implementation-specific parts (framework name, error wording, extra health keys) masked."""
     result: dict[str, Any] = {"status": resp.status, "media": resp.media_type if resp.body.strip() else None}
@@ -232,15 +264,20 @@ def normalise(case: Case, resp: Response) -> Any:
         result["body"] = {"status": data.get("status")} if isinstance(data, dict) else data
     elif resp.body.strip():
         try:
-            result["body"] = resp.json()
+            # created ids name fruits: only fruit answers carry them (a todo's id 4 is a seed id)
+            body = resp.json()
+            result["body"] = symbolise(body, ids or {}) if case.path.startswith("/fruits") else body
         except ValueError:
             result["body"] = resp.body.decode("utf-8", "replace")
     if "location" in resp.headers:
-        result["location"] = urlsplit(resp.headers["location"]).path
+        path = urlsplit(resp.headers["location"]).path
+        for name, value in (ids or {}).items():
+            path = re.sub(rf"/{value}$", f"/<id:{name}>", path)
+        result["location"] = path
     return result
 
 
-def check(case: Case, resp: Response) -> list[str]:
+def check(case: Case, resp: Response, ids: dict[str, int] | None = None) -> list[str]:
     problems = []
     if resp.status != case.status:
         problems.append(f"status {resp.status}, expected {case.status}: {resp.body[:200]!r}")
@@ -257,8 +294,9 @@ def check(case: Case, resp: Response) -> list[str]:
         except ValueError:
             problems.append(f"body is not JSON: {resp.body[:200]!r}")
         else:
-            if got != case.expect_json:
-                problems.append(f"body {json.dumps(got)[:400]} differs from the expected {json.dumps(case.expect_json)[:400]}")
+            want = resolve(case.expect_json, ids or {})
+            if got != want:
+                problems.append(f"body {json.dumps(got)[:400]} differs from the expected {json.dumps(want)[:400]}")
     if case.path == "/hello" and not resp.media_type.startswith("text/plain"):
         problems.append(f"content type {resp.headers.get('content-type')!r}, expected text/plain")
     if case.expect is not None:
@@ -271,13 +309,28 @@ def check(case: Case, resp: Response) -> list[str]:
 def run_cases(base_url: str, cases: list[Case] | None = None) -> list[Outcome]:
     """Run cases in order (they build on each other's writes); a failed request is an outcome too."""
     outcomes = []
+    ids: dict[str, int] = {}
     for case in cases if cases is not None else CASES:
         try:
-            resp = case.send(base_url)
+            resp = case.send(base_url, ids)
+        except KeyError as exc:
+            outcomes.append(Outcome(case, [f"skipped: the create that gives id {exc} failed"], {"skipped": True}))
+            continue
         except (OSError, http.client.HTTPException) as exc:
             outcomes.append(Outcome(case, [f"request failed: {exc}"], {"error": type(exc).__name__}))
             continue
-        outcomes.append(Outcome(case, check(case, resp), normalise(case, resp), resp))
+        problems = []
+        if case.save_as and resp.status == case.status:
+            try:
+                new_id = resp.json()["id"]
+            except (ValueError, KeyError, TypeError):
+                new_id = None
+            if not isinstance(new_id, int) or new_id in {f["id"] for f in SEED_FRUITS} or new_id in ids.values():
+                problems.append(f"the created id {new_id!r} is not a fresh integer id")
+            else:
+                ids[case.save_as] = new_id
+        problems += check(case, resp, ids)
+        outcomes.append(Outcome(case, problems, normalise(case, resp, ids), resp))
     return outcomes
 
 

@@ -18,7 +18,7 @@ def _poll_ready(base_url: str, want: int, timeout: float) -> int | None:
     deadline = time.monotonic() + timeout
     status = None
     while time.monotonic() < deadline:
-        status = apps.http_status(base_url + "/health/ready", timeout=3)
+        status = apps.http_status(base_url + "/health/ready", timeout=8)  # > the 5 s pool wait
         if status == want:
             return status
         time.sleep(0.25)
