@@ -11,6 +11,7 @@ affinity and says so in `Cgroup.enforced`; it never pretends a limit held when i
 from __future__ import annotations
 
 import errno
+import math
 import os
 import re
 import signal
@@ -52,6 +53,10 @@ class CgroupSetup:
     @property
     def usable(self) -> bool:
         return self.kind in ("v2", "v1")
+
+    @property
+    def description(self) -> str:
+        return f"{self.kind}: {self.reason}"
 
     def lab_dirs(self) -> list[Path]:
         """The "perflab" parent directory in every hierarchy the lab uses."""
@@ -129,11 +134,11 @@ def detect_cgroups(mounts_file: Path | str = "/proc/self/mounts",
 
     for mount in (m for m in mounts if m.fstype == "cgroup2"):
         controllers = frozenset((_read_text(mount.path / "cgroup.controllers") or "").split())
-        missing = {"cpu", "memory"} - controllers
-        if missing:
+        lacking = sorted({"cpu", "memory"} - controllers)
+        if lacking:
             reasons.append(f"cgroup2 at {mount.path} offers controllers "
                            f"[{' '.join(sorted(controllers)) or 'none'}]; "
-                           f"{', '.join(sorted(missing))} not available (bound to v1 or disabled)")
+                           f"{', '.join(lacking)} not available (bound to v1 or disabled)")
             continue
         base, why = _choose_v2_base(mount.path, Path(proc_cgroup))
         if base is None:
@@ -166,6 +171,11 @@ def detect_cgroups(mounts_file: Path | str = "/proc/self/mounts",
     elif not reasons:
         reasons.append("no cgroup filesystem mounted")
     return CgroupSetup.none("; ".join(reasons))
+
+
+def detect() -> CgroupSetup:
+    """Short name for detect_cgroups() on this machine (used by `perflab doctor`)."""
+    return detect_cgroups()
 
 
 def _read_only(path: Path) -> bool:
@@ -224,10 +234,11 @@ class Cgroup:
         self.notes: list[str] = []
         self.cpus = sorted(set(self.limits.cpus)) if self.limits.cpus else None
         if self.cpus is not None:
-            allowed = os.sched_getaffinity(0)
-            if not set(self.cpus) <= allowed:
+            # Online CPUs, not this process's affinity: the lab may have pinned itself elsewhere.
+            online = online_cpus()
+            if not set(self.cpus) <= online:
                 raise ValueError(f"CPUs {self.cpus} are not all available here "
-                                 f"(allowed: {sorted(allowed)})")
+                                 f"(online: {_cpu_list(sorted(online))})")
 
         self.mode = "affinity-only"
         why_not = self.setup.reason
@@ -250,6 +261,11 @@ class Cgroup:
     # --- creation ---------------------------------------------------------------------------
 
     def _create(self) -> None:
+        lab_dirs = (self.setup.lab_dirs() if self.setup.kind == "v1"
+                    else [self.setup.v2_base / LAB_GROUP] if self.setup.v2_base else [])
+        for lab in lab_dirs:
+            if _read_pids(lab / self.run_id / self.role / "cgroup.procs"):
+                raise CgroupError(f"cgroup {lab / self.run_id / self.role} already holds processes")
         self._marker = _claim_run(self.run_id)
         if self.setup.kind == "v2":
             self._create_v2()
@@ -264,7 +280,7 @@ class Cgroup:
             chain = [mount / LAB_GROUP, mount / LAB_GROUP / self.run_id, mount / self.name]
             role_dir = chain[-1]
             for directory in chain:
-                self._make_group(directory, last=directory == role_dir)
+                directory.mkdir(exist_ok=True)
                 if directory == role_dir:
                     self.dirs.append(role_dir)  # from now on, teardown removes it
                 if "cpuset" in controllers:
@@ -295,12 +311,11 @@ class Cgroup:
         wanted = [c for c in V2_CONTROLLERS if c in self.setup.v2_controllers]
         active: set[str] = set(wanted)
         for directory in (base, base / LAB_GROUP, base / LAB_GROUP / self.run_id):
-            if directory != base:
-                self._make_group(directory, last=False)
+            directory.mkdir(exist_ok=True)
             active &= _enable_v2_controllers(directory, wanted)
         self._v2_active = active
         role_dir = base / self.name
-        self._make_group(role_dir, last=True)
+        role_dir.mkdir(exist_ok=True)
         self.dirs.append(role_dir)
         for controller in active | {"cpu"}:  # cpu.stat exists even without the cpu controller
             self._dir_of[controller] = role_dir
@@ -319,13 +334,6 @@ class Cgroup:
         if "memory" in active and (role_dir / "memory.oom.group").exists():
             # An OOM kill takes the whole group, as a container runtime does.
             _write(role_dir / "memory.oom.group", 1)
-
-    def _make_group(self, directory: Path, last: bool) -> None:
-        try:
-            directory.mkdir()
-        except FileExistsError:
-            if last and _read_pids(directory / "cgroup.procs"):
-                raise CgroupError(f"cgroup {directory} already exists and holds processes")
 
     def _enforcement(self, why_not: str) -> dict:
         """What actually holds, per kind of limit, with the reason when something does not."""
@@ -618,7 +626,7 @@ class Topology:
                 "reductions": self.reductions, "description": self.description}
 
 
-def plan_topology(ncpus: int | None = None, app_cpus: int = 1, *, db_cpus: int = 1,
+def plan_topology(ncpus: int | None = None, app_cpus: float = 1, *, db_cpus: int = 1,
                   driver_cpus: int | None = None,
                   cpus: Iterable[int] | None = None) -> Topology:
     """Place app, DB and load driver on CPUs.
@@ -627,9 +635,11 @@ def plan_topology(ncpus: int | None = None, app_cpus: int = 1, *, db_cpus: int =
     app's CPU would measure itself). With one CPU left after the app, the driver and the DB
     share it. With more, the DB gets `db_cpus` of its own and the driver the rest (or
     `driver_cpus`). `cpus` gives the usable CPU numbers; by default those this process may use.
+    A fractional `app_cpus` (a quota in cores, e.g. 1.5) gets the whole CPUs it needs (2).
     """
-    if app_cpus < 1 or db_cpus < 1 or (driver_cpus is not None and driver_cpus < 1):
-        raise ValueError("app_cpus, db_cpus and driver_cpus must be >= 1")
+    if app_cpus <= 0 or db_cpus < 1 or (driver_cpus is not None and driver_cpus < 1):
+        raise ValueError("app_cpus must be > 0, db_cpus and driver_cpus >= 1")
+    app_cpus = math.ceil(app_cpus)
     if cpus is not None:
         available = sorted(set(cpus))
     elif ncpus is not None:
@@ -743,6 +753,16 @@ def _read_keyed(path: Path | None, key: str) -> int | None:
 
 def _read_pids(path: Path) -> list[int]:
     return [int(p) for p in (_read_text(path) or "").split()]
+
+
+def online_cpus() -> set[int]:
+    """CPU numbers online on this machine (whatever this process's own affinity is)."""
+    text = (_read_text(Path("/sys/devices/system/cpu/online")) or "").strip()
+    found: set[int] = set()
+    for part in filter(None, text.split(",")):
+        low, _, high = part.partition("-")
+        found.update(range(int(low), int(high or low) + 1))
+    return found or set(range(os.cpu_count() or 1))
 
 
 def _swap_present() -> bool:

@@ -89,18 +89,19 @@ class ProcessTree:
     when no process was created anywhere since the last reading (the last pid in /proc/loadavg
     is unchanged), only the known members are read again; otherwise only processes not yet
     known to be outside the tree are read (a process cannot become a descendant later: orphans
-    are reparented to an ancestor of the tree or to init). A full rescan every `rescan_s`
-    bounds the damage of a pid reused meanwhile. rescan_s=0 reads every process every time.
+    are reparented to an ancestor of the tree or to init). A pid can only be reused after the
+    pid counter wraps, so a wrap (the last pid going down) forces a full rescan, as does
+    `rescan_s` as a safety net. rescan_s=0 reads every process every time.
     """
 
-    def __init__(self, root_pid: int, rescan_s: float = 1.0) -> None:
+    def __init__(self, root_pid: int, rescan_s: float = 10.0) -> None:
         self.root_pid = root_pid
         self.rescan_s = rescan_s
         first = read_stat(root_pid)
         self.root_start = first.start_ticks if first else None
         self._outside: set[int] = set()
         self._members: list[int] = []
-        self._last_pid: bytes | None = None
+        self._last_pid: int | None = None
         self._last_full = 0.0
 
     def read(self) -> TreeReading:
@@ -109,11 +110,12 @@ class ProcessTree:
             return TreeReading(alive=False, pids=[], rss_bytes=0, cpu_s=0.0)
         now = time.monotonic()
         last_pid = _last_pid()
-        if now - self._last_full >= self.rescan_s or self.rescan_s <= 0:
+        wrapped = last_pid is None or self._last_pid is None or last_pid < self._last_pid
+        if wrapped or now - self._last_full >= self.rescan_s or self.rescan_s <= 0:
             self._outside.clear()
             self._last_full = now
             candidates = _all_pids()
-        elif last_pid is not None and last_pid == self._last_pid:
+        elif last_pid == self._last_pid:
             candidates = self._members  # nothing new was born: the tree can only shrink
         else:
             present = _all_pids()
@@ -144,12 +146,12 @@ class ProcessTree:
                            cpu_s=sum(stats[p].cpu_ticks for p in tree) / CLOCK_TICKS)
 
 
-def _last_pid() -> bytes | None:
+def _last_pid() -> int | None:
     """The most recently created pid, system-wide (5th field of /proc/loadavg)."""
     try:
         with open("/proc/loadavg", "rb") as fh:
-            return fh.read().split()[4]
-    except (OSError, IndexError):
+            return int(fh.read().split()[4])
+    except (OSError, IndexError, ValueError):
         return None
 
 
@@ -180,8 +182,7 @@ class _Liveness:
 
     def __init__(self, process: Process | None) -> None:
         self.process = process
-        self.pid = process.pid if isinstance(process, subprocess.Popen) else process
-        stat = read_stat(self.pid) if isinstance(process, int) else None
+        stat = read_stat(process) if isinstance(process, int) else None
         self._start = stat.start_ticks if stat else None
 
     def exited(self) -> tuple[bool, int | None]:
@@ -248,7 +249,8 @@ def poll_http(url: str, spawn_ns: int, process: Process | None = None, *,
     interval_ns = int(interval_ms * 1e6)
     deadline_ns = spawn_ns + int(timeout_s * 1e9)
     watch = _Liveness(process)
-    attempts, status, last_failed_start = 0, None, None
+    attempts, status = 0, None
+    last_failed_start: int | None = None
     next_ns = time.monotonic_ns()
 
     def result(ok: bool, reason: str, elapsed: float | None = None,
@@ -260,16 +262,19 @@ def poll_http(url: str, spawn_ns: int, process: Process | None = None, *,
     while True:
         start_ns = time.monotonic_ns()
         attempts += 1
-        answered = _try_once(host, port, target, connect_timeout_s,
-                             min(read_timeout_s, max(0.001, (deadline_ns - start_ns) / 1e9)))
-        got_ns = time.monotonic_ns()
+        answered, got_ns = _try_once(host, port, target, connect_timeout_s,
+                                     min(read_timeout_s, max(0.001, (deadline_ns - start_ns) / 1e9)))
+        exited, code = watch.exited()
         if answered is not None:
             status = answered
+            if answered == expect_status and exited:
+                # Someone answered, but not our process: e.g. a leftover server on the port.
+                return result(False, f"{_exit_reason(code)}, yet {url} answered {answered}: "
+                              "another process serves this port", code=code)
             if answered == expect_status:
                 gap = None if last_failed_start is None else (start_ns - last_failed_start) / 1e6
                 return result(True, f"HTTP {answered}", (got_ns - spawn_ns) / 1e6, gap)
         last_failed_start = start_ns
-        exited, code = watch.exited()
         if exited:
             return result(False, f"{_exit_reason(code)} before answering {expect_status}",
                           code=code)
@@ -285,18 +290,20 @@ def poll_http(url: str, spawn_ns: int, process: Process | None = None, *,
 
 
 def _try_once(host: str, port: int, target: str, connect_timeout_s: float,
-              read_timeout_s: float) -> int | None:
-    """One GET on a new connection; the status, or None when there was no answer."""
+              read_timeout_s: float) -> tuple[int | None, int]:
+    """One GET on a new connection: (status or None without an answer, when the status line
+    arrived or the attempt ended, in monotonic ns)."""
     conn = http.client.HTTPConnection(host, port, timeout=connect_timeout_s)
     try:
         conn.connect()
         conn.sock.settimeout(read_timeout_s)
         conn.request("GET", target, headers={"Connection": "close"})
         response = conn.getresponse()
+        got_ns = time.monotonic_ns()
         response.read()
-        return response.status
+        return response.status, got_ns
     except (OSError, http.client.HTTPException):
-        return None
+        return None, time.monotonic_ns()
     finally:
         conn.close()
 
@@ -474,7 +481,7 @@ class ResourceSampler:
     """
 
     def __init__(self, pid: int, *, cgroup: "Cgroup | _Readable | None" = None,
-                 hz: float = 10.0, rescan_s: float = 1.0) -> None:
+                 hz: float = 10.0, rescan_s: float = 10.0) -> None:
         if hz <= 0:
             raise ValueError(f"hz must be > 0, got {hz}")
         self.pid = pid

@@ -137,6 +137,9 @@ def run_plan(plan: Plan, say=print) -> str:
         say(f"reduction: {reduction}")
     log_dir = store.run_dir(run_id) / "logs"
     status = "complete"
+    # The lab's own polling and sampling run on the driver's CPUs, never on the app's.
+    own_affinity = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, topology.driver)
     try:
         with provision_db(run_id, topology, setup, say) as (conn, db_pid, db_placement):
             env["db_placement"] = db_placement
@@ -162,6 +165,7 @@ def run_plan(plan: Plan, say=print) -> str:
         store.finish_run(run_id, status, note=str(exc)[:500])
         raise
     finally:
+        os.sched_setaffinity(0, own_affinity)
         progress.close()
         if status != "failed":
             store.finish_run(run_id, status)

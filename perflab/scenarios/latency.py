@@ -6,7 +6,7 @@ driver-bound, not reported as the app's latency."""
 from __future__ import annotations
 
 from perflab import stats
-from perflab.drivers import wrk
+from perflab.drivers import oha, wrk
 from perflab.instance import Instance
 from perflab.lab import Lab
 from perflab.scenarios import loadpoint
@@ -32,8 +32,6 @@ def max_rps(lab: Lab, inst: Instance, path: str) -> tuple[float, str]:
 
 
 def run(lab: Lab, inst: Instance) -> None:
-    from perflab.drivers import open_loop
-
     cfg = lab.plan["latency"]
     app, mode = inst.spec.app.name, inst.spec.mode
     top, source = max_rps(lab, inst, cfg["path"])
@@ -47,8 +45,8 @@ def run(lab: Lab, inst: Instance) -> None:
             rate = max(1.0, round(top * fraction))
             lab.progress.update(f"{fraction:.0%} of max = {rate:.0f} req/s r{r + 1}/{repeats}")
             window = loadpoint.open_window(lab)
-            result = open_loop.run(inst.base_url + cfg["path"], rate=rate, duration_s=cfg["duration_s"],
-                                   connections=cfg["connections"], cpus=lab.driver_cpus(),
-                                   warmup_s=cfg["warmup_s"] if r == 0 else 0)
+            result = oha.run_oha(inst.base_url + cfg["path"], rate=rate, duration_s=cfg["duration_s"],
+                                 connections=cfg["connections"], cpus=lab.driver_cpus(),
+                                 warmup_s=cfg["warmup_s"] if r == 0 else 0)
             loadpoint.record(lab, inst, "latency", f"{fraction:.0%} of max", r, result, window)
     lab.outcome(app, mode, "latency", "ok")

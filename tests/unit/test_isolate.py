@@ -29,7 +29,7 @@ def run_id() -> str:
 
 @pytest.fixture
 def children():
-    """Processes started by a test; killed (whole session) and reaped whatever happens."""
+    """Processes started by a test; killed (whole process group) and reaped whatever happens."""
     started: list[subprocess.Popen] = []
     yield started
     for proc in started:
@@ -238,7 +238,7 @@ def test_cpu_quota_throttles_a_busy_child(run_id, children, groups):
 
 
 @needs_cgroups
-def test_kill_all_reaches_descendants_that_left_the_session(run_id, children, groups):
+def test_kill_all_reaches_descendants_that_left_the_process_group(run_id, children, groups):
     group = Cgroup(run_id, "app", Limits(memory_mb=256), setup=SETUP)
     proc = spawn(children, """
         import subprocess, sys, time
@@ -270,6 +270,17 @@ def test_context_manager_cleans_up_when_the_body_fails(run_id, children, groups)
     assert proc.wait(timeout=5) == -signal.SIGKILL
     assert not any(d.exists() for d in group.dirs)
     assert not any((lab / run_id).exists() for lab in SETUP.lab_dirs())
+
+
+@needs_cgroups
+def test_a_group_in_use_is_not_taken_over(run_id, children, groups):
+    first = Cgroup(run_id, "app", Limits(), setup=SETUP)
+    groups.append(first)
+    proc = spawn(children, "import time; print('up', flush=True); time.sleep(60)", first)
+    proc.stdout.readline()
+    with pytest.raises(isolate.CgroupError, match="already holds processes"):
+        Cgroup(run_id, "app", Limits(), setup=SETUP)
+    assert proc.poll() is None and proc.pid in first.pids()
 
 
 @needs_cgroups
@@ -393,11 +404,18 @@ def test_app_gets_the_requested_count_and_a_reduction_is_recorded():
     assert squeezed.reductions and "4 CPUs, got 3" in squeezed.reductions[0]
 
 
+def test_a_fractional_quota_gets_the_whole_cpus_it_needs():
+    assert plan_topology(4, app_cpus=1.5).app == [0, 1]
+    assert plan_topology(4, app_cpus=0.5).app == [0]
+
+
 def test_topology_uses_the_given_cpu_numbers():
     topo = plan_topology(cpus=[2, 5, 7], driver_cpus=1)
     assert (topo.app, topo.driver, topo.db) == ([2], [5], [7])
     with pytest.raises(ValueError):
         plan_topology(2, app_cpus=0)
+    with pytest.raises(ValueError):
+        plan_topology(cpus=[])
 
 
 # --- validation -------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ STANDIN = Path(__file__).resolve().parents[1] / "support" / "standin_server.py"
 
 @pytest.fixture
 def children():
-    """Processes started by a test, each in its own session; the whole session is killed."""
+    """Processes started by a test, each leading its own process group; the whole group is killed."""
     started: list[subprocess.Popen] = []
     yield started
     for proc in started:
@@ -100,6 +100,16 @@ def test_a_bare_pid_killed_by_a_signal_is_noticed(children):
 
     assert not result.ok and result.exit_code == -signal.SIGKILL
     assert "signal 9" in result.reason
+
+
+def test_an_answer_from_another_process_is_not_taken_for_ours(children, ready_later):
+    proc = python(children, "import sys; sys.exit(1)")  # e.g. "address already in use"
+    proc.wait()
+    time.sleep(0.35)  # the server on the port (not ours) is answering 200 by now
+    result = time_to_first_response(f"{ready_later}/hello", time.monotonic_ns(), proc,
+                                    timeout_s=5)
+    assert not result.ok and result.status == 200
+    assert "another process serves this port" in result.reason
 
 
 def test_first_response_gives_up_at_the_timeout_with_the_reason(children):
@@ -304,6 +314,27 @@ def test_sampler_records_a_descendant_leaving(children):
     series = sampler.snapshot()
     assert any(f"left the tree: [{kids[0]}]" in text for _, text in series.events)
     assert series.samples[-1].procs == 2
+
+
+def test_sampler_sees_a_descendant_born_mid_sampling(children):
+    proc = python(children, """
+        import subprocess, sys, time
+        print("up", flush=True)
+        time.sleep(0.3)
+        kid = subprocess.Popen([sys.executable, "-c", "import time; b = b'x' * (30 << 20); "
+                                "print('ok', flush=True); time.sleep(60)"], stdout=subprocess.PIPE)
+        kid.stdout.readline()
+        print(kid.pid, flush=True)
+        time.sleep(60)
+    """)
+    assert proc.stdout.readline().strip() == "up"
+    with ResourceSampler(proc.pid, hz=20) as sampler:  # the default, cached scan
+        kid = int(proc.stdout.readline())
+        time.sleep(0.2)
+    series = sampler.snapshot()
+    assert series.samples[0].procs == 1 and series.samples[-1].procs == 2
+    assert kid in process_tree(proc.pid)
+    assert series.peak("rss_bytes") >= 30 * MB
 
 
 def test_sampler_reads_the_cgroup_too(children):
