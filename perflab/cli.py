@@ -146,9 +146,13 @@ def _run_and_summarise(plan_obj) -> int:
         if run_id:
             view = results.load(Store(), run_id)
             if view is not None:
+                from perflab.report import write_report
+
                 _say("")
                 _say(summary.render(view))
                 _say(f"\nstored in {Store().path} as run {run_id}")
+                paths = write_report(Store(), run_id)
+                _say(f"report: {paths.html}\n        {paths.markdown}")
     failed = [o for o in view.outcomes if o["status"] not in ("ok", "unavailable", "not-run")] if view else []
     return 1 if failed else 0
 
@@ -250,6 +254,18 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--jdk", type=int, help="start: run on this JDK major version instead of the mode's")
     a.add_argument("--timeout", type=float, default=180.0, help="start: seconds to wait for readiness (default 180)")
     a.set_defaults(func=cmd_apps)
+
+    rep = sub.add_parser("report", help="write the HTML and Markdown report of a run (published figures and ratios beside it)")
+    rep.add_argument("run", nargs="?", default="last", help="run id, a unique prefix, or 'last' (default)")
+    rep.add_argument("--out", help="directory for report.html and report.md (default .perflab/reports/RUN/)")
+    rep.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_report"]).cli_report(a))
+
+    cmp_ = sub.add_parser("compare", help="compare two runs figure by figure: change and whether it is beyond the noise")
+    cmp_.add_argument("run_a", help="the baseline run")
+    cmp_.add_argument("run_b", help="the run compared with it")
+    cmp_.add_argument("--force", action="store_true", help="compare even if the runs' methods differ (every line is flagged)")
+    cmp_.add_argument("--out", help="HTML file to write (default .perflab/reports/compare-A-vs-B.html)")
+    cmp_.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_compare"]).cli_compare(a))
 
     t = sub.add_parser("test", help="run the test suite (installs what it needs first)")
     t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="extra pytest arguments")

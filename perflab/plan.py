@@ -31,7 +31,8 @@ _SPEC: dict[str, dict[str, tuple[Any, Any]]] = {
         "limits": (dict, {}), "topology": (dict, {}), "startup": (dict, {}), "memory": (dict, {}),
         "sweep": (dict, {}), "latency": (dict, {}), "write": (dict, {}), "footprint": (dict, {}),
         "density": (dict, {}), "scaleup": (dict, {}), "coldstart": (dict, {}), "soak": (dict, {}),
-        "verify": (bool, True), "cv_threshold": (float, 0.10),
+        "verify": (bool, True), "cv_threshold": (float, 0.10), "mode_scenarios": (dict, {}),
+        "cost": (dict, {}),  # LAB-2020 cost-model assumptions; checked by perflab.report.cost
     },
     "limits": {
         "cpus": (int, 1), "memory_mb": (int, 1024), "jvm_opts": (list, []), "jdk": (int, 0),
@@ -60,7 +61,7 @@ _SPEC: dict[str, dict[str, tuple[Any, Any]]] = {
     "footprint": {},
     "density": {
         "budget_mb": (int, 2048), "max_instances": (int, 40), "load_duration_s": (float, 10.0),
-        "load_path": (str, "/fruits"), "connections_per_instance": (int, 4),
+        "load_path": (str, "/fruits"), "connections_per_instance": (int, 4), "warmup_s": (float, 5.0),
     },
     "scaleup": {"runs": (int, 3), "timeout_s": (float, 180.0)},
     "coldstart": {"reference": (str, "go-reference"), "runs": (int, 3)},
@@ -86,6 +87,10 @@ class Plan:
 
     def section(self, scenario: str) -> dict[str, Any]:
         return self.data[scenario]
+
+    def scenarios_for(self, mode: str) -> list[str]:
+        """The scenarios a mode gets: mode_scenarios may narrow them for extra modes."""
+        return self.data["mode_scenarios"].get(mode, self.data["scenarios"])
 
 
 def _type_name(t) -> str:
@@ -116,11 +121,18 @@ def _check_table(table: dict, spec: dict[str, tuple[Any, Any]], where: str, sour
 
 def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | None = None) -> Plan:
     data = _check_table(raw, _SPEC[""], "", source)
-    for section in [k for k, (t, _) in _SPEC[""].items() if t is dict]:
+    for section in [k for k, (t, _) in _SPEC[""].items() if t is dict and k in _SPEC]:
         data[section] = _check_table(data[section], _SPEC[section], f"{section}.", source)
     unknown = [s for s in data["scenarios"] if s not in SCENARIOS]
     if unknown:
         raise LabError(f"{source}: unknown scenario {unknown[0]!r}", fix=f"allowed scenarios: {', '.join(SCENARIOS)}")
+    from perflab.report import cost  # the cost model owns its assumptions' validation
+
+    data["cost"] = cost.assumptions(data["cost"])
+    for mode, chosen in data["mode_scenarios"].items():
+        if not isinstance(chosen, list) or any(s not in SCENARIOS for s in chosen):
+            raise LabError(f"{source}: mode_scenarios.{mode} must be a list of scenarios",
+                           fix=f"allowed scenarios: {', '.join(SCENARIOS)}")
     if data["repeats"] < 1:
         raise LabError(f"{source}: repeats must be at least 1, got {data['repeats']}")
     if known_apps is not None:

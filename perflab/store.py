@@ -61,7 +61,8 @@ class Figure:
 def method_hash(plan: dict, environment: dict) -> str:
     """What must be equal for two runs to be compared: the plan (minus its name and description),
     the machine's CPU model and core count, and the versions of JDKs, frameworks and drivers."""
-    relevant_plan = {k: v for k, v in plan.items() if k not in ("name", "description")}
+    # the cost model's assumptions change no measurement
+    relevant_plan = {k: v for k, v in plan.items() if k not in ("name", "description", "cost")}
     relevant_env = {k: environment.get(k) for k in ("cpu_model", "cpus_online", "jdks", "frameworks", "drivers",
                                                     "cgroup", "postgres")}
     blob = json.dumps({"plan": relevant_plan, "env": relevant_env}, sort_keys=True, default=str)

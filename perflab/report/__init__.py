@@ -1,0 +1,76 @@
+"""Reports of stored runs: a self-contained HTML file and a Markdown file with the studies' tables,
+the published figures and ratios beside them, charts, the cost model, and what is missing; and the
+comparison of two runs.
+
+Reports read runs through perflab.results (and the store's files for samples and the per-launch
+facts such as whether limits were enforced); they never start processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from perflab import results
+from perflab.errors import LabError
+from perflab.paths import work_dir
+from perflab.store import Store
+
+
+@dataclass
+class ReportPaths:
+    run_id: str
+    html: Path
+    markdown: Path
+
+
+def default_out_dir(run_id: str) -> Path:
+    return work_dir() / "reports" / run_id
+
+
+def _load(store: Store, run_id: str) -> results.RunView:
+    view = results.load(store, run_id)
+    if view is None:
+        raise LabError(f"no run {run_id!r} in {store.path}", fix="./perflab results list")
+    return view
+
+
+def write_report(store: Store, run_id: str = "last", out_dir: Path | None = None) -> ReportPaths:
+    """Render run ``run_id`` (an id, a unique prefix or "last") to report.html and report.md."""
+    from perflab.report import facts, html, markdown
+
+    view = _load(store, run_id)
+    extras = facts.load_extras(store, view.id)
+    folder = Path(out_dir) if out_dir else default_out_dir(view.id)
+    folder.mkdir(parents=True, exist_ok=True)
+    html_path, md_path = folder / "report.html", folder / "report.md"
+    html_path.write_text(html.render(view, extras), encoding="utf-8")
+    md_path.write_text(markdown.render(view, extras), encoding="utf-8")
+    return ReportPaths(view.id, html_path, md_path)
+
+
+def cli_report(args) -> int:
+    """`perflab report RUN [--out DIR]`: args.run (default "last"), args.out (optional directory)."""
+    paths = write_report(Store(), getattr(args, "run", None) or "last", getattr(args, "out", None))
+    print(f"report of run {paths.run_id}:", flush=True)
+    print(f"  {paths.html}", flush=True)
+    print(f"  {paths.markdown}", flush=True)
+    return 0
+
+
+def cli_compare(args) -> int:
+    """`perflab compare A B [--force] [--out FILE]`: args.run_a, args.run_b (A is the baseline),
+    args.force (compare runs of different methods anyway), args.out (the HTML file; default
+    reports/compare-A-vs-B.html in the work directory). Prints the comparison; exit 0."""
+    from perflab.report import compare
+
+    store = Store()
+    a, b = _load(store, args.run_a), _load(store, args.run_b)
+    result = compare.compare_runs(a, b, force=bool(getattr(args, "force", False)))
+    print(compare.render_text(result), flush=True)
+    out = getattr(args, "out", None)
+    path = Path(out) if out else work_dir() / "reports" / f"compare-{a.id}-vs-{b.id}.html"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(compare.render_html(result), encoding="utf-8")
+    print(f"\nHTML: {path}", flush=True)
+    return 0

@@ -1,0 +1,222 @@
+"""Two runs side by side: for every figure both measured, the change of the medians and whether it
+is beyond the noise of the repeats (exact Mann-Whitney U, perflab.stats.compare).
+
+Runs whose method differs (plan, limits, topology, versions: the store's method hash) are not
+comparable: compare refuses them unless forced, and a forced comparison says so on every line.
+With few repeats no test can reach significance (3 vs 3: the smallest p is 0.1); such lines say
+"too few repeats" and whether the two ranges at least do not overlap, never "no change".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import escape
+
+from perflab import stats
+from perflab.errors import LabError
+from perflab.report.tables import fmt_value, label, point_key
+from perflab.results import Cell, RunView
+
+BETTER, WORSE, WITHIN_NOISE, TOO_FEW, HIGHER, LOWER = (
+    "better", "worse", "within noise", "too few repeats", "higher", "lower")
+HIGHER_IS_BETTER = {"rps", "rps_per_mb", "instances", "aggregate_rps", "projected_rps", "max_rps_reference"}
+NEUTRAL = {"requests", "offered_rate", "driver_cpu_util", "app_cpu_share", "db_cpu_s"}  # context, not merit
+DOUBT_FLAGS = ("noisy", "driver-bound", "errors", "no-responses")
+
+Key = tuple[str, str, str, str, str]  # app, mode, scenario, point, metric
+
+
+def direction(metric: str) -> str:
+    """"higher" or "lower" is better, or "neutral" (a figure that explains, not one to improve)."""
+    if metric in HIGHER_IS_BETTER:
+        return "higher"
+    if metric in NEUTRAL:
+        return "neutral"
+    return "lower"  # times, latencies, memory, sizes, errors
+
+
+@dataclass
+class FigureChange:
+    key: Key
+    unit: str
+    a: Cell
+    b: Cell
+    result: stats.Comparison
+    verdict: str
+    ranges_overlap: bool
+    doubts: list[str] = field(default_factory=list)  # flags of either side that weaken the verdict
+
+    @property
+    def name(self) -> str:
+        app, mode, scenario, point, metric = self.key
+        return f"{app}/{mode} {scenario}{' ' + point if point else ''} {label(metric)}"
+
+
+@dataclass
+class RunComparison:
+    a: RunView
+    b: RunView
+    method_differs: bool
+    alpha: float
+    changes: list[FigureChange]
+    only_a: list[Key]
+    only_b: list[Key]
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for c in self.changes:
+            out[c.verdict] = out.get(c.verdict, 0) + 1
+        return out
+
+
+def _key(c: Cell) -> Key:
+    return (c.app, c.mode, c.scenario, c.point, c.metric)
+
+
+def _sort_key(k: Key) -> tuple:
+    return (k[0], k[1], k[2], point_key(k[3]), k[4])
+
+
+def figure_change(a: Cell, b: Cell, alpha: float = 0.05) -> FigureChange:
+    d = direction(a.metric)
+    result = stats.compare(a.values, b.values, higher_is_better=(d != "lower"), alpha=alpha)
+    overlap = not (a.summary.max < b.summary.min or b.summary.max < a.summary.min)
+    if result.significant:
+        if d == "neutral":
+            verdict = HIGHER if result.relative_change > 0 else LOWER
+        else:
+            verdict = BETTER if result.verdict == stats.FASTER else WORSE
+    elif result.min_p_possible > alpha:
+        verdict = TOO_FEW
+    else:
+        verdict = WITHIN_NOISE
+    doubts = sorted({f for f in a.flags | b.flags if f in DOUBT_FLAGS})
+    return FigureChange(_key(a), a.unit, a, b, result, verdict, overlap, doubts)
+
+
+def compare_runs(a: RunView, b: RunView, *, force: bool = False, alpha: float = 0.05) -> RunComparison:
+    """B against A (A is the baseline). Raises LabError for different methods unless forced."""
+    differs = a.method_hash != b.method_hash
+    if differs and not force:
+        raise LabError(f"runs {a.id} and {b.id} were measured with different methods "
+                       f"(method {a.method_hash} vs {b.method_hash}: plan, limits, topology or versions differ)",
+                       fix="compare runs of the same plan on the same machine, or pass --force to compare anyway "
+                           "(every line is then marked)")
+    cells_a = {_key(c): c for c in a.cells}
+    cells_b = {_key(c): c for c in b.cells}
+    both = sorted(set(cells_a) & set(cells_b), key=_sort_key)
+    changes = [figure_change(cells_a[k], cells_b[k], alpha) for k in both]
+    return RunComparison(a, b, differs, alpha, changes,
+                         sorted(set(cells_a) - set(cells_b), key=_sort_key),
+                         sorted(set(cells_b) - set(cells_a), key=_sort_key))
+
+
+# --- rendering --------------------------------------------------------------------------------------
+
+def _key_text(k: Key) -> str:
+    return " ".join(x for x in (f"{k[0]}/{k[1]}", k[2], k[3], k[4]) if x)
+
+
+def _summary(cell: Cell) -> str:
+    s = cell.summary
+    return fmt_value(s.median) + (f" [{fmt_value(s.min)}-{fmt_value(s.max)}] n={s.n}" if s.n > 1 else " n=1")
+
+
+def _change(c: FigureChange) -> str:
+    rc = c.result.relative_change
+    return "n/a" if rc in (float("inf"), float("-inf")) else f"{rc * 100:+.1f}%"
+
+
+def _verdict_text(c: FigureChange) -> str:
+    text = c.verdict
+    if c.verdict == TOO_FEW:
+        # no test possible: whether the repeats' ranges are apart is the only evidence left
+        text += f": ranges apart, B {_side(c)}" if not c.ranges_overlap else ": ranges overlap"
+    elif c.result.significant or c.verdict == WITHIN_NOISE:
+        text += f" (p={c.result.p_value:.3f})"
+    return text
+
+
+def _side(c: FigureChange) -> str:
+    up = c.result.relative_change > 0
+    d = direction(c.key[4])
+    if d == "neutral":
+        return HIGHER if up else LOWER
+    return BETTER if up == (d == "higher") else WORSE
+
+
+def _notes(c: FigureChange, cmp: RunComparison) -> str:
+    notes = []
+    if cmp.method_differs:
+        notes.append("METHOD DIFFERS")
+    if c.doubts:
+        notes.append("flags: " + ", ".join(c.doubts))
+    return "; ".join(notes)
+
+
+def header_lines(cmp: RunComparison) -> list[str]:
+    a, b = cmp.a, cmp.b
+    lines = [f"compare: A = {a.id} (plan {a.plan.get('name')}, method {a.method_hash})",
+             f"         B = {b.id} (plan {b.plan.get('name')}, method {b.method_hash})",
+             f"change = (median B - median A) / median A; verdict from the exact Mann-Whitney U test on the "
+             f"repeats at alpha {cmp.alpha}"]
+    if cmp.method_differs:
+        lines.append("WARNING: the runs' methods differ (plan, limits, topology or versions); compared only "
+                     "because forced: every line is marked METHOD DIFFERS")
+    smallest = min((c.result.min_p_possible for c in cmp.changes), default=0.0)
+    if smallest > cmp.alpha:
+        lines.append(f"note: with these repeat counts the smallest possible p is {smallest:.3f} > {cmp.alpha}: "
+                     "no change can be called significant; measure at least 4 repeats on each side")
+    counts = cmp.counts()
+    if counts:
+        lines.append("verdicts: " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())))
+    return lines
+
+
+def render_text(cmp: RunComparison) -> str:
+    rows = [[c.name, _summary(c.a), _summary(c.b), _change(c), _verdict_text(c), _notes(c, cmp)] for c in cmp.changes]
+    headers = ["figure", "A", "B", "change", "verdict", "notes"]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    fmt = lambda cols: "  ".join(x.ljust(w) for x, w in zip(cols, widths)).rstrip()  # noqa: E731
+    out = header_lines(cmp) + ["", fmt(headers), fmt(["-" * w for w in widths]), *(fmt(r) for r in rows)]
+    for what, keys in (("only in A", cmp.only_a), ("only in B", cmp.only_b)):
+        if keys:
+            out += ["", f"{what} ({len(keys)} figures):"]
+            out += [f"  {_key_text(k)}" for k in keys]
+    return "\n".join(out)
+
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px auto;max-width:1200px;
+padding:0 16px;color:#1d1d1f}
+table{border-collapse:collapse;margin:12px 0;font-size:13px}th,td{border:1px solid #ddd;padding:4px 8px;
+text-align:left;vertical-align:top}th{background:#f4f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.better{background:#e6f4ea}.worse{background:#fce8e6}.higher,.lower{background:#eef3fb}
+.warn{background:#fff4ce;border:1px solid #e0c36b;padding:8px 12px;border-radius:4px}
+.method{color:#b00020;font-weight:600}.doubt{color:#8a5a00}
+"""
+
+
+def render_html(cmp: RunComparison) -> str:
+    head = header_lines(cmp)
+    warn = "".join(f'<p class="warn">{escape(x)}</p>' for x in head[3:] if x.startswith(("WARNING", "note")))
+    rows = []
+    for c in cmp.changes:
+        rows.append(
+            f'<tr class="{escape(c.verdict.replace(" ", "-"))}"><td>{escape(c.name)}</td>'
+            f'<td class="num">{escape(_summary(c.a))}</td><td class="num">{escape(_summary(c.b))}</td>'
+            f'<td class="num">{escape(_change(c))}</td>'
+            f'<td class="{escape(c.verdict.split()[0])}">{escape(_verdict_text(c))}</td>'
+            f'<td>{"<span class=method>METHOD DIFFERS</span> " if cmp.method_differs else ""}'
+            f'<span class="doubt">{escape(", ".join(c.doubts))}</span></td></tr>')
+    only = ""
+    for what, keys in (("Only in A", cmp.only_a), ("Only in B", cmp.only_b)):
+        if keys:
+            items = "".join(f"<li>{escape(_key_text(k))}</li>" for k in keys)
+            only += f"<h2>{what}</h2><ul>{items}</ul>"
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>perflab compare {escape(cmp.a.id)} vs '
+            f'{escape(cmp.b.id)}</title><style>{_CSS}</style></head><body>'
+            f'<h1>Run comparison</h1><p>{"<br>".join(escape(x) for x in head[:3])}</p>{warn}'
+            f'<p>{escape(head[-1]) if head[-1].startswith("verdicts") else ""}</p>'
+            f'<table><thead><tr><th>figure</th><th>A: median [min-max] n</th><th>B</th><th>change</th>'
+            f'<th>verdict</th><th>notes</th></tr></thead><tbody>{"".join(rows)}</tbody></table>{only}</body></html>')

@@ -1,0 +1,179 @@
+"""What a report states about a run besides its figures: the environment, how the run measured
+(limits, topology, reductions), which limits were not enforced, why points were driver-bound,
+where the RSS samples are, and what is missing (with the reason the run recorded)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perflab.plan import IMPLEMENTED
+from perflab.report.published import CLAIMS
+from perflab.report.tables import fmt_published
+from perflab.results import RunView
+from perflab.store import Store
+
+
+@dataclass
+class RunExtras:
+    """Facts of a run kept beside its figures: enforcement of limits per app/mode (from the
+    launches), why points were driver-bound, and the RSS/CPU samples files."""
+
+    limits: dict[str, dict] = field(default_factory=dict)
+    driver_bound: list[tuple[str, str, str, str]] = field(default_factory=list)  # target, scenario, point, reason
+    samples: dict[str, dict[str, Path]] = field(default_factory=dict)  # scenario -> app/mode -> CSV
+
+
+def load_extras(store: Store, run_id: str) -> RunExtras:
+    extras = RunExtras()
+    seen_bound = set()
+    for f in store.figures(run_id):
+        target = f"{f.app}/{f.mode}"
+        enforced = f.extra.get("limits_enforced") if isinstance(f.extra, dict) else None
+        if isinstance(enforced, dict) and target not in extras.limits:
+            extras.limits[target] = enforced
+        if "driver-bound" in f.flags and (target, f.scenario, f.point) not in seen_bound:
+            seen_bound.add((target, f.scenario, f.point))
+            extras.driver_bound.append((target, f.scenario, f.point, str(f.extra.get("driver_bound_reason") or "")))
+    for row in store.files(run_id):
+        if row["kind"] == "samples":
+            path = Path(row["path"])
+            extras.samples.setdefault(row["scenario"], {})[f"{row['app']}/{row['mode']}"] = (
+                path if path.is_absolute() else store.path.parent / path)
+    return extras
+
+
+@dataclass
+class Missing:
+    target: str
+    scenario: str
+    status: str
+    reason: str
+
+    def text(self) -> str:
+        return f"{self.target}: {self.status}" + (f" ({self.reason})" if self.reason else "")
+
+
+def missing(view: RunView) -> list[Missing]:
+    """Everything the plan asked for that has no figures, with the reason the run recorded."""
+    out = [Missing(f"{o['app']}/{o['mode']}" if o["app"] != "*" else "every app", o["scenario"], o["status"],
+                   o["reason"] or "") for o in view.outcomes if o["status"] != "ok"]
+    reported = {m.scenario.split(":")[0] for m in out if m.target == "every app"}
+    for scenario in view.plan.get("scenarios", []):
+        if scenario in reported or view.find(scenario):
+            continue
+        if any(m.scenario.split(":")[0] == scenario for m in out):
+            continue
+        why = "no figures and no outcome were recorded"
+        if scenario not in IMPLEMENTED:
+            why = "this scenario is not implemented yet"
+        elif view.status == "running":
+            why = "the run is still running (or ended without recording its end)"
+        elif view.status != "complete":
+            why = f"the run ended ({view.status}) before it"
+        out.append(Missing("every app", scenario, "not measured", why))
+    return out
+
+
+def unenforced_limits(view: RunView, extras: RunExtras) -> list[str]:
+    """Plain statements of every limit that did not hold or cannot be shown to have held."""
+    out = []
+    measured = {c.target for c in view.cells}
+    for target in [t for t in view.targets() if t in measured]:
+        info = extras.limits.get(target)
+        if info is None:
+            if view.find("startup") or view.find("memory"):
+                out.append(f"{target}: no launch recorded whether its limits were enforced")
+            continue
+        lost = [k for k in ("cpu", "memory") if not info.get(k)]
+        if lost:
+            out.append(f"{target}: {' and '.join(lost)} limit not enforced ({info.get('reason', '')})")
+    cgroup = view.environment.get("cgroup")
+    if cgroup not in ("v1", "v2"):  # the runner stores "<kind>: <reason>" when cgroups are unusable
+        out.append(f"cgroups unusable ({cgroup or 'not recorded'}): limits held by CPU affinity at most")
+    return out
+
+
+def environment_rows(view: RunView) -> list[tuple[str, str]]:
+    """The machine and software the figures came from, as (what, value)."""
+    env = view.environment
+    join = lambda d: ", ".join(f"{k} {v}" for k, v in d.items()) if isinstance(d, dict) and d else "-"  # noqa: E731
+    git = env.get("git") or {}
+    cpus = f"{env.get('cpus_online', '?')} online"
+    if env.get("cpus_usable") not in (None, env.get("cpus_online")):
+        cpus += f", {env.get('cpus_usable')} usable"
+    return [
+        ("CPU", f"{env.get('cpu_model', '?')} ({cpus})"),
+        ("memory", f"{env.get('memory_mb', '?')} MB"),
+        ("OS, kernel", f"{env.get('os', '?')}, {env.get('kernel', '?')}"),
+        ("JDKs", join(env.get("jdks"))),
+        ("frameworks", join(env.get("frameworks"))),
+        ("load drivers", join(env.get("drivers"))),
+        ("PostgreSQL", f"{env.get('postgres', '?')}; {env.get('db_placement', '')}".rstrip("; ")),
+        ("cgroups", str(env.get("cgroup", "?"))),
+        ("git", f"{(git.get('sha') or '?')[:12]}{' (uncommitted changes)' if git.get('dirty') else ''}"),
+        ("method hash", view.method_hash),
+    ]
+
+
+def method_rows(view: RunView) -> list[tuple[str, str]]:
+    """How the run measured: limits, heap flags, topology, repeats."""
+    plan = view.plan
+    limits = plan.get("limits", {})
+    topo = view.environment.get("topology") or {}
+    rows = [
+        ("limits per app", f"{limits.get('cpus', '?')} CPU, {limits.get('memory_mb', '?')} MB"
+                           + (f", JDK {limits['jdk']}" if limits.get("jdk") else "")),
+        ("JVM options", " ".join(limits.get("jvm_opts") or []) or "the frameworks' defaults"),
+        ("topology", topo.get("description", "?")),
+        ("repeats", f"{plan.get('repeats', '?')} per load point; {plan.get('startup', {}).get('runs', '?')} launches "
+                    f"(the first kept apart as cold); noisy above CV {plan.get('cv_threshold', 0.1):.0%}"),
+    ]
+    for shared in topo.get("shared") or []:
+        rows.append(("shared CPUs", shared))
+    return rows
+
+
+def reductions(view: RunView) -> list[str]:
+    topo = view.environment.get("topology") or {}
+    return list(view.plan.get("reductions") or []) + list(topo.get("reductions") or [])
+
+
+def scenario_intro(view: RunView, scenario: str) -> str:
+    """The plan's parameters for a scenario, in words."""
+    p = view.plan.get(scenario, {}) or {}
+    if scenario == "startup":
+        return (f"{p.get('runs', '?')} fresh launches; time to first response polled every {p.get('poll_ms', '?')} ms "
+                f"on {p.get('path') or 'the app’s first-response path'}; the framework's start time from its log.")
+    if scenario == "memory":
+        return (f"RSS after the first request and after {p.get('rest_s', '?')} s at rest on every launch; under load: "
+                f"{p.get('load_path', '?')} with {p.get('load_connections', '?')} connections for "
+                f"{p.get('load_duration_s', '?')} s, RSS sampled at {p.get('sample_hz', '?')} Hz.")
+    if scenario == "sweep":
+        return (f"closed loop (wrk), {p.get('duration_s', '?')} s per point after a {p.get('warmup_s', '?')} s warm-up "
+                f"per series; points measured round-robin, {view.plan.get('repeats', '?')} repeats.")
+    if scenario == "latency":
+        return (f"open loop at {', '.join(f'{f:.0%}' for f in p.get('fractions', []))} of each app's maximum "
+                f"req/s on {p.get('path', '?')}, {p.get('connections', '?')} connections, {p.get('duration_s', '?')} s "
+                f"per rate; latency counted from the intended send time (no coordinated omission).")
+    if scenario == "write":
+        return (f"wrk -t{p.get('threads', '?')} -c{p.get('connections', '?')} for {p.get('duration_s', '?')} s per "
+                f"request kind.")
+    if scenario == "footprint":
+        return "artifact size and build time as measured by the build."
+    keys = ", ".join(f"{k} {v}" for k, v in p.items()) if isinstance(p, dict) else ""
+    return f"plan: {keys}." if keys else ""
+
+
+def not_in_plan(view: RunView) -> list[str]:
+    """Scenarios with published figures that this run's plan did not include, with those figures."""
+    planned = set(view.plan.get("scenarios", [])) | {c.scenario for c in view.cells}
+    out = []
+    for scenario in dict.fromkeys(c.where.scenario for c in CLAIMS):
+        if scenario in planned:
+            continue
+        claims = [c for c in CLAIMS if c.where.scenario == scenario]
+        figures = "; ".join(f"{c.study} {c.what}: " + ", ".join(f"{lbl} {fmt_published(v)}" for lbl, v in c.figures)
+                            + f" {c.unit}" for c in claims)
+        out.append(f"{scenario}: {figures}")
+    return out

@@ -1,0 +1,168 @@
+"""The Markdown report: the same content as the HTML report in pipe tables (no charts), for
+reading in a terminal, a pull request or a wiki."""
+
+from __future__ import annotations
+
+import time
+
+from perflab.report import cost, ratios
+from perflab.report.published import STUDIES
+from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
+                                  scenario_intro, unenforced_limits)
+from perflab.report.tables import (FLAG_MARK, SCENARIO_TITLES, Table, flag_help, fmt_published, fmt_ratio, fmt_value,
+                                   marks, report_scenarios, scenario_tables, spread_text)
+from perflab.results import Cell, RunView
+
+
+def _esc(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def cell_md(cell: Cell | None) -> str:
+    if cell is None:
+        return "-"
+    m = marks(cell)
+    return f"**{fmt_value(cell.summary.median)}** {spread_text(cell)}" + (f" {m}" if m else "")
+
+
+def md_table(headers: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(_esc(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(_esc(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def table_md(t: Table) -> str:
+    body = md_table([t.row_header, *t.columns], [[lbl, *(cell_md(c) for c in row)] for lbl, row in t.rows])
+    return f"#### {t.title}\n\n{body}" + (f"\n\n_{t.note}_" if t.note else "")
+
+
+def _ratio_text(r: ratios.Ratio) -> str:
+    if r.measured is None:
+        return "-"
+    text = fmt_ratio(r.measured)
+    if r.low is not None and r.high is not None and r.high > r.low:
+        text += f" [{fmt_ratio(r.low)}-{fmt_ratio(r.high)}]"
+    return text
+
+
+def _verdict(r: ratios.Ratio) -> str:
+    return f"**{r.verdict}**" + (f" ({r.why})" if r.why else "")
+
+
+def claim_md(res: ratios.ClaimResult) -> str:
+    c = res.claim
+    base = STUDIES[c.study].baseline
+    head = f"**{c.study} {c.what}** ({c.unit}; compared with {c.where.describe()})"
+    if not ratios.has_any_measured(res):
+        listed = ", ".join(f"{lbl} {fmt_published(v)}" for lbl, v in c.figures)
+        reasons = "; ".join(f"{r.target}: {r.missing_reason}" for r in res.rows)
+        return f"{head}: published {listed}. Nothing here to compare: {reasons}."
+    rows = []
+    for r in res.rows:
+        here = r.target + (f" ({r.measured.point})" if r.measured and r.measured.point not in ("", "warm") else "")
+        if not r.measured:
+            here += f" ({r.missing_reason})"
+        ratio = ["baseline", "", ""] if r.ratio is None else [fmt_ratio(r.ratio.published), _ratio_text(r.ratio),
+                                                              _verdict(r.ratio)]
+        rows.append([r.label, here, fmt_published(r.published), cell_md(r.measured.cell if r.measured else None),
+                     fmt_ratio(r.measured_over_published), *ratio])
+    table = md_table(["study", "here", "published", "measured here", "measured / published",
+                      f"÷ {base} published", f"÷ {base} measured [range]", "claim"], rows)
+    return f"{head}\n\n{table}" + (f"\n\n_{c.note}_" if c.note else "")
+
+
+def verdicts_md(results: list[ratios.ClaimResult]) -> str:
+    rows = []
+    total = 0
+    for res in results:
+        for row, ratio in res.verdicts():
+            total += 1
+            if ratio.measured is not None:
+                rows.append([res.claim.study, res.claim.what, f"{row.label} ÷ {res.baseline_label} ({row.target})",
+                             fmt_ratio(ratio.published), _ratio_text(ratio), _verdict(ratio)])
+    if not rows:
+        return (f"None of the {total} published ratios could be checked: each needs both the study's framework and "
+                f"its baseline measured in this run (see What is missing).")
+    return (md_table(["study", "claim", "ratio", "published", "measured [range]", "held here?"], rows)
+            + f"\n\n{len(rows)} of {total} published ratios checked; \"held\": the whole range the repeats allow lies "
+              f"on the published side of 1.")
+
+
+def cost_md(view: RunView) -> str:
+    try:
+        m = cost.model(view)
+    except Exception as exc:  # a bad [cost] table must not cost the whole report
+        return f"The cost model could not be computed: {exc}"
+    a = m.assumptions
+    svc = a["services"]
+    out = [f"{sum(svc.values())} services ({svc['high']} high, {svc['medium']} medium, {svc['low']} low memory) x "
+           f"{a['replicas']} replica(s) on {a['node_mb']:,} MB nodes, {a['reserved_mb']} MB reserved per node; a pod "
+           f"needs the {m.rss_label} x the class factor (high {a['memory_factor']['high']}, medium "
+           f"{a['memory_factor']['medium']}, low {a['memory_factor']['low']}) + {a['pod_overhead_mb']} MB; one node pool "
+           f"per class (LAB-2020 did not publish its per-class sizes: the factors are this model's assumptions); "
+           f"savings against {a['baseline']}. Override in the plan's [cost] table."]
+    if m.results:
+        rows = []
+        for r in m.results:
+            saving = "baseline" if r.target == a["baseline"] else ("-" if r.savings is None else f"{r.savings:.0%}")
+            if r.savings is not None and r.savings_low is not None and r.savings_high is not None:
+                saving += f" [{r.savings_low:.0%} to {r.savings_high:.0%}]"
+            rows.append([r.target, cell_md(r.rss), " / ".join(str(c.pods_per_node) for c in r.classes),
+                         "-" if r.nodes is None else str(r.nodes), saving,
+                         "-" if r.published_savings is None else f"{r.published_savings:.0%}"])
+        out.append(md_table(["app/mode", f"{m.rss_label} MB", "pods per node (high / medium / low)", "nodes",
+                             "savings here [repeats' range]", "LAB-2020 published savings"], rows))
+    out += [f"- {x}" for x in m.missing]
+    return "\n\n".join(out)
+
+
+def render(view: RunView, extras: RunExtras) -> str:
+    claim_results = ratios.evaluate_all(view)
+    started = time.strftime("%Y-%m-%d %H:%M", time.localtime(view.started_at)) if view.started_at else "?"
+    out = [f"# perflab report: run {view.id}",
+           f"plan **{view.plan.get('name')}**, status **{view.status}**, started {started}; apps/modes: "
+           f"{', '.join(view.targets()) or 'none'}. Charts are in the HTML report beside this file."]
+    if view.status != "complete":
+        out.append(f"> **This run did not complete ({view.status})**{': ' + view.note if view.note else ''}; the figures "
+                   f"are those stored before it ended.")
+    out += ["## Environment", md_table(["", ""], [[k, v] for k, v in environment_rows(view)])]
+    out += ["## Method and limits", md_table(["", ""], [[k, v] for k, v in method_rows(view)])]
+    unenforced = unenforced_limits(view, extras)
+    if unenforced:
+        out.append("**Limits not enforced:**\n\n" + "\n".join(f"- {x}" for x in unenforced))
+    reds = reductions(view)
+    if reds:
+        out.append("Reductions against the studies' method:\n\n" + "\n".join(f"- {x}" for x in reds))
+    if extras.driver_bound:
+        out.append("Driver-bound points (the load driver, not the app, was the limit):\n\n"
+                   + "\n".join(f"- {t} {s} {p}: {why or 'no reason recorded'}" for t, s, p, why in extras.driver_bound))
+    used = sorted({f for c in view.cells for f in c.flags})
+    keys = [f"{FLAG_MARK.get(f, '[' + f + ']')} {f}: {flag_help(f)}" for f in used]
+    out.append("Every figure: **median** [min-max] cv n over the repeats."
+               + (" Marks: " + "; ".join(keys) + "." if keys else ""))
+    out += ["## Did the published claims hold here?", verdicts_md(claim_results)]
+    out.append("## What is missing")
+    gaps = missing(view)
+    rows = [[m.target, m.scenario, m.status, m.reason] for m in gaps]
+    out.append(md_table(["app/mode", "scenario", "status", "why"], rows) if gaps
+               else "Every app/mode ran every scenario of the plan.")
+    absent = not_in_plan(view)
+    if absent:
+        out.append("Published figures of scenarios this plan did not run:\n\n" + "\n".join(f"- {x}" for x in absent))
+    for s in report_scenarios(view):
+        out.append(f"## {SCENARIO_TITLES.get(s, s)}")
+        intro = scenario_intro(view, s)
+        if intro:
+            out.append(f"_{intro}_")
+        mine = [m for m in gaps if m.scenario.split(":")[0] == s]
+        if mine:
+            out.append("Not measured: " + "; ".join(m.text() for m in mine))
+        tables = scenario_tables(view, s)
+        out += [table_md(t) for t in tables]
+        claims = [r for r in claim_results if r.claim.where.scenario == s]
+        if claims:
+            out.append("### Published figures beside these")
+            out += [claim_md(r) for r in claims]
+    out += ["## Cost model (LAB-2020)", cost_md(view)]
+    out.append("---\nStudies: " + "; ".join(f"{k} {s.title}: {s.setting}" for k, s in STUDIES.items()))
+    return "\n\n".join(out) + "\n"

@@ -1,0 +1,107 @@
+"""compare(A, B): per figure the change of the medians and whether it is beyond the noise of the
+repeats; too few repeats are said as such; runs of different methods are refused unless forced,
+and then every line is marked."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from perflab import results
+from perflab.errors import LabError
+from perflab.report import cli_compare, compare
+from perflab.store import Store
+
+PLAN = {"name": "cmp", "repeats": 5, "limits": {"cpus": 1, "memory_mb": 1024}}
+ENV = {"cpu_model": "Test CPU", "cpus_online": 2}
+
+
+def _run(store: Store, figures: dict[tuple[str, str, str], list[float]], plan: dict = PLAN) -> results.RunView:
+    """figures: (scenario, point, metric) -> repeats, for spring-boot/jvm."""
+    run = store.begin_run(plan, ENV)
+    for (scenario, point, metric), values in figures.items():
+        for r, v in enumerate(values):
+            store.add_figure(run, "spring-boot", "jvm", scenario, metric, v, "x", point=point, repeat=r)
+    store.finish_run(run, "complete")
+    return results.load(store, run)
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "r.sqlite")
+    yield s
+    s.close()
+
+
+def _change(cmp: compare.RunComparison, metric: str) -> compare.FigureChange:
+    return next(c for c in cmp.changes if c.key[4] == metric)
+
+
+def test_a_real_change_is_flagged_in_the_metric_s_own_direction(store):
+    base = [100.0, 101.0, 99.0, 100.5, 99.5]
+    a = _run(store, {("sweep", "fruits c=10", "rps"): base, ("startup", "warm", "ttfr_ms"): base})
+    b = _run(store, {("sweep", "fruits c=10", "rps"): [v * 1.3 for v in base],
+                     ("startup", "warm", "ttfr_ms"): [v * 1.3 for v in base]})
+    cmp = compare.compare_runs(a, b)
+    assert _change(cmp, "rps").verdict == compare.BETTER  # more req/s
+    assert _change(cmp, "ttfr_ms").verdict == compare.WORSE  # slower start
+    assert _change(cmp, "rps").result.relative_change == pytest.approx(0.3)
+    text = compare.render_text(cmp)
+    assert "+30.0%" in text and "better" in text and "worse" in text
+
+
+def test_noise_is_not_called_a_change(store):
+    a = _run(store, {("sweep", "fruits c=10", "rps"): [100.0, 104.0, 97.0, 102.0, 99.0]})
+    b = _run(store, {("sweep", "fruits c=10", "rps"): [101.0, 98.0, 103.0, 100.0, 96.0]})
+    change = _change(compare.compare_runs(a, b), "rps")
+    assert change.verdict == compare.WITHIN_NOISE
+    assert change.result.p_value > 0.05
+
+
+def test_three_repeats_are_too_few_for_a_verdict_and_it_says_so(store):
+    a = _run(store, {("sweep", "fruits c=10", "rps"): [100.0, 101.0, 99.0]})
+    b = _run(store, {("sweep", "fruits c=10", "rps"): [200.0, 201.0, 199.0]})
+    cmp = compare.compare_runs(a, b)
+    change = _change(cmp, "rps")
+    assert change.verdict == compare.TOO_FEW and not change.ranges_overlap
+    text = compare.render_text(cmp)
+    assert "too few repeats: ranges apart, B better" in text
+    assert "smallest possible p is 0.100" in text
+
+
+def test_neutral_figures_are_higher_or_lower_not_better_or_worse(store):
+    a = _run(store, {("sweep", "fruits c=10", "driver_cpu_util"): [0.30, 0.31, 0.29, 0.30, 0.305]})
+    b = _run(store, {("sweep", "fruits c=10", "driver_cpu_util"): [0.60, 0.61, 0.59, 0.60, 0.605]})
+    assert _change(compare.compare_runs(a, b), "driver_cpu_util").verdict == compare.HIGHER
+
+
+def test_runs_of_different_methods_are_refused_unless_forced_and_then_marked(store):
+    a = _run(store, {("sweep", "fruits c=10", "rps"): [100.0, 101.0, 99.0, 100.0, 100.0]})
+    b = _run(store, {("sweep", "fruits c=10", "rps"): [100.0, 101.0, 99.0, 100.0, 100.0],
+                     ("sweep", "fruits c=40", "rps"): [1.0]},
+             plan={**PLAN, "limits": {"cpus": 2, "memory_mb": 1024}})
+    assert a.method_hash != b.method_hash
+    with pytest.raises(LabError, match="different methods"):
+        compare.compare_runs(a, b)
+    cmp = compare.compare_runs(a, b, force=True)
+    lines = compare.render_text(cmp).splitlines()
+    figure_lines = [line for line in lines if line.startswith("spring-boot/jvm")]
+    assert figure_lines and all("METHOD DIFFERS" in line for line in figure_lines)
+    assert "METHOD DIFFERS" in compare.render_html(cmp)
+    assert cmp.only_b == [("spring-boot", "jvm", "sweep", "fruits c=40", "rps")]
+
+
+def test_cli_compare_prints_and_writes_html(workdir, capsys):
+    s = Store()
+    try:
+        a = _run(s, {("sweep", "fruits c=10", "rps"): [100.0, 101.0, 99.0, 100.5, 99.5]})
+        b = _run(s, {("sweep", "fruits c=10", "rps"): [130.0, 131.0, 129.0, 130.5, 129.5]})
+    finally:
+        s.close()
+    out = workdir / "cmp.html"
+    assert cli_compare(argparse.Namespace(run_a=a.id, run_b=b.id, force=False, out=str(out))) == 0
+    printed = capsys.readouterr().out
+    assert "better" in printed and str(out) in printed
+    doc = out.read_text()
+    assert doc.startswith("<!DOCTYPE html>") and 'class="better"' in doc

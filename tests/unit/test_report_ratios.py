@@ -1,0 +1,116 @@
+"""Measured vs published: the right measured figure for each published one, ratios only when both
+sides were measured, and the held / did not hold / unclear verdict from the repeats' spread."""
+
+from __future__ import annotations
+
+import pytest
+
+from perflab import results, stats
+from perflab.report import published, ratios
+from perflab.results import Cell
+from perflab.store import Store
+from perflab.summary import FLAG_MARK
+
+ENV = {"cpu_model": "Test CPU", "cpus_online": 2}
+PLAN = {"name": "r", "scenarios": ["footprint", "startup", "sweep"],
+        "sweep": {"series": [{"name": "fruits", "path": "/fruits", "connections": [10, 40]},
+                             {"name": "todos", "path": "/todos", "connections": [8, 32]}]}}
+KNOWN_METRICS = {"artifact_mb", "build_s", "ttfr_ms", "framework_start_ms", "ready_ms", "rss_after_first_mb",
+                 "rss_rest_mb", "rss_peak_mb", "rps", "rps_per_mb", "latency_mean_ms", "latency_max_ms", "instances",
+                 "projected_rps", "rss_10_instances_mb", "ttfr_minus_reference_ms", "requests"}
+
+
+def cell(values: list[float], flags: set[str] | None = None, metric: str = "rps") -> Cell:
+    return Cell("a", "jvm", "sweep", "p", metric, "x", values, stats.summarize(values), flags or set())
+
+
+def test_published_data_is_consistent():
+    keys = [c.key for c in published.CLAIMS]
+    assert len(keys) == len(set(keys))
+    for claim in published.CLAIMS:
+        assert claim.study in published.STUDIES
+        assert all(label in published.TARGETS for label, _ in claim.figures), claim.key
+        assert all(v > 0 for _, v in claim.figures), claim.key
+        assert claim.where.metric in KNOWN_METRICS, claim.key
+    assert set(published.PUBLISHED_SAVINGS) <= set(published.TARGETS)
+
+
+@pytest.mark.parametrize("a, b, published_ratio, verdict", [
+    ([20, 21, 22], [10, 11, 12], 2.0, ratios.HELD),  # whole range [20/12, 22/10] above 1, as published
+    ([20, 21, 22], [10, 11, 12], 0.5, ratios.NOT_HELD),  # published below 1, measured above
+    ([9, 11, 13], [10, 11, 12], 2.0, ratios.UNCLEAR),  # the spread crosses 1
+    ([5, 5, 5], [10, 10, 10], 0.4, ratios.HELD),
+])
+def test_ratio_verdicts_come_from_the_spread_of_the_repeats(a, b, published_ratio, verdict):
+    r = ratios.ratio_of(cell(a), cell(b), published_ratio)
+    assert r.verdict == verdict
+    assert r.measured == pytest.approx(stats.median(a) / stats.median(b))
+    assert r.low == pytest.approx(min(a) / max(b)) and r.high == pytest.approx(max(a) / min(b))
+
+
+def test_doubtful_inputs_are_named_on_the_ratio():
+    r = ratios.ratio_of(cell([20, 21, 22], {"driver-bound"}), cell([10, 11, 12]), 2.0)
+    assert r.verdict == ratios.HELD and "driver-bound" in r.why
+    assert "driver-bound" in FLAG_MARK  # the same flag vocabulary as the terminal summary
+
+
+def test_a_zero_baseline_gives_no_ratio():
+    assert ratios.ratio_of(cell([1.0]), cell([0.0]), 2.0).verdict == ratios.NO_RATIO
+
+
+def _view(store: Store) -> results.RunView:
+    run = store.begin_run(PLAN, ENV)
+    for app, mode, k in (("spring-boot", "jvm", 1.0), ("quarkus", "jvm", 2.0)):
+        for conns in (10, 40):
+            for r in range(3):
+                store.add_figure(run, app, mode, "sweep", "rps", k * conns * 100 + r, "req/s", point=f"fruits c={conns}",
+                                 repeat=r)
+        for conns, rps in ((8, 3000.0), (32, 2500.0)):
+            for r in range(3):
+                store.add_figure(run, app, mode, "sweep", "rps", k * rps + r, "req/s", point=f"todos c={conns}", repeat=r)
+        for r in range(3):
+            store.add_figure(run, app, mode, "startup", "ttfr_ms", 1000.0 / k + r, "ms", point="warm", repeat=r)
+        store.add_figure(run, app, "all", "footprint", "artifact_mb", 20.0 * k, "MB")
+    store.add_outcome(run, "quarkus", "native", "startup", "unavailable", "no native-image")
+    store.finish_run(run, "complete")
+    return results.load(store, run)
+
+
+@pytest.fixture
+def view(tmp_path):
+    s = Store(tmp_path / "r.sqlite")
+    try:
+        yield _view(s)
+    finally:
+        s.close()
+
+
+def test_sweep_claims_pick_the_series_on_the_studys_path_and_connections(view):
+    at40 = ratios.find_measured(view, published.Where("sweep", "rps", path="/fruits", connections=40), "quarkus/jvm")
+    assert at40.point == "fruits c=40" and at40.cell.summary.median == pytest.approx(2 * 40 * 100 + 1)
+    peak = ratios.find_measured(view, published.Where("sweep", "rps", path="/todos", best=True), "spring-boot/jvm")
+    assert peak.point == "todos c=8"  # the best point, not the last one
+    none = ratios.find_measured(view, published.Where("sweep", "rps", path="/data", connections=40), "quarkus/jvm")
+    assert none is None
+
+
+def test_footprint_of_an_app_stands_for_its_jvm_mode_not_its_native_one(view):
+    where = published.Where("footprint", "artifact_mb", "")
+    assert ratios.find_measured(view, where, "quarkus/jvm").cell.summary.median == 40.0
+    assert ratios.find_measured(view, where, "quarkus/native") is None
+
+
+def test_a_claim_is_evaluated_against_its_baseline_only_when_both_were_measured(view):
+    res = ratios.evaluate(view, next(c for c in published.CLAIMS if c.key == "lab2020-peak-rps"))
+    q = next(r for r in res.rows if r.label == "Q-JVM")
+    assert q.ratio.published == pytest.approx(6396 / 3697)
+    assert q.ratio.measured == pytest.approx((2 * 3000 + 1) / (3000 + 1))
+    assert q.ratio.verdict == ratios.HELD
+    native = next(r for r in res.rows if r.label == "Q-native")
+    assert native.measured is None and native.ratio.measured is None
+    assert "no native-image" in native.missing_reason
+    rt = ratios.evaluate(view, next(c for c in published.CLAIMS if c.key == "rt2019-rps-40"))
+    q40 = next(r for r in rt.rows if r.label == "Q-JVM")
+    assert q40.measured is not None and q40.ratio.verdict == ratios.NO_RATIO
+    assert "thorntail/jvm not measured" in q40.ratio.why
+    assert next(r for r in rt.rows if r.label == "Thorntail").missing_reason == "not in this run"
