@@ -13,10 +13,11 @@ import http.client
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -27,7 +28,8 @@ from perflab.paths import MAVEN_WRAPPER, REPO_ROOT, apps_dir, build_dir, work_di
 TOP_KEYS = {"name", "framework", "framework_version", "description", "sources", "ready_path",
             "first_response_path", "startup_log_regex", "build", "modes"}
 BUILD_KEYS = {"command", "jdk", "artifact", "env"}
-MODE_KEYS = {"command", "jdk", "env", "description"}
+MODE_KEYS = {"command", "jdk", "env", "description", "requires", "build", "prepare", "aot"}
+REQUIREMENTS = {"native-image"}
 REQUIRED_TOP = {"name", "framework", "sources", "ready_path", "first_response_path", "build", "modes"}
 
 
@@ -38,6 +40,14 @@ class Mode:
     jdk: int | None = None
     env: dict[str, str] = field(default_factory=dict)
     description: str = ""
+    requires: list[str] = field(default_factory=list)  # e.g. ["native-image"]
+    build: dict | None = None       # a build of its own: {command, artifact[, jdk]} (e.g. native)
+    prepare: list[str] | None = None  # argv run before the mode's first launch (e.g. jar extraction)
+    aot: str | None = None          # "train": the lab trains a JDK AOT cache before measuring
+
+    @property
+    def is_jvm(self) -> bool:
+        return "{java}" in " ".join(self.command)
 
 
 @dataclass
@@ -56,10 +66,20 @@ class App:
     build_env: dict[str, str]
     modes: dict[str, Mode]
     description: str = ""
+    build_key: str = ""  # the build cache's name: the app, or app@mode for a mode's own build
 
     @property
     def artifact_path(self) -> Path:
         return self.dir / self.artifact
+
+    def for_mode(self, mode_name: str) -> "App":
+        """The app as a mode builds and launches it: a mode with a build of its own (e.g. native)
+        has its own build command, artifact and build cache entry."""
+        mode = self.mode(mode_name)
+        if not mode.build:
+            return self
+        return replace(self, build_command=list(mode.build["command"]), artifact=mode.build["artifact"],
+                       build_jdk=mode.build.get("jdk", self.build_jdk), build_key=f"{self.name}@{mode_name}")
 
     def mode(self, name: str) -> Mode:
         if name not in self.modes:
@@ -96,9 +116,23 @@ def load_descriptor(path: Path) -> App:
         raise LabError(f"{where} [build] needs 'command' and 'artifact'")
     modes = {}
     for name, spec in data["modes"].items():
-        _check_keys(spec, MODE_KEYS, f"{where} [modes.{name}]")
-        modes[name] = Mode(name, _argv(spec.get("command"), f"{where} [modes.{name}] command"), spec.get("jdk"),
-                           dict(spec.get("env", {})), spec.get("description", ""))
+        here = f"{where} [modes.{name}]"
+        _check_keys(spec, MODE_KEYS, here)
+        requires = list(spec.get("requires", []))
+        if set(requires) - REQUIREMENTS:
+            raise LabError(f"{here}: unknown requirement(s) {sorted(set(requires) - REQUIREMENTS)}",
+                           fix=f"allowed: {', '.join(sorted(REQUIREMENTS))}")
+        mode_build = spec.get("build")
+        if mode_build is not None:
+            _check_keys(mode_build, {"command", "artifact", "jdk"}, f"{here} build")
+            if "command" not in mode_build or "artifact" not in mode_build:
+                raise LabError(f"{here} build needs 'command' and 'artifact'")
+            _argv(mode_build["command"], f"{here} build command")
+        if spec.get("aot") not in (None, "train"):
+            raise LabError(f"{here}: aot must be \"train\", got {spec.get('aot')!r}")
+        modes[name] = Mode(name, _argv(spec.get("command"), f"{here} command"), spec.get("jdk"),
+                           dict(spec.get("env", {})), spec.get("description", ""), requires, mode_build,
+                           _argv(spec["prepare"], f"{here} prepare") if "prepare" in spec else None, spec.get("aot"))
     if not modes:
         raise LabError(f"{where}: no [modes.*] table")
     regex = data.get("startup_log_regex")
@@ -110,7 +144,7 @@ def load_descriptor(path: Path) -> App:
         if not {"seconds", "millis"} & set(compiled.groupindex):
             raise LabError(f"{where}: startup_log_regex needs a group named 'seconds' or 'millis'")
     return App(
-        name=data["name"], dir=path.parent, framework=data["framework"],
+        build_key=data["name"], name=data["name"], dir=path.parent, framework=data["framework"],
         framework_version=str(data.get("framework_version", "")), sources=list(data["sources"]),
         ready_path=data["ready_path"], first_response_path=data["first_response_path"], startup_log_regex=regex,
         build_command=_argv(build["command"], f"{where} [build] command"), build_jdk=build.get("jdk"),
@@ -143,6 +177,7 @@ def source_hash(app: App) -> str:
     """Hash of the descriptor, the build command's JDK and every file under the app's sources."""
     h = hashlib.sha256()
     h.update((app.dir / "perflab.toml").read_bytes())
+    h.update(json.dumps([app.build_command, app.artifact]).encode())
     if app.build_jdk:
         h.update(f"jdk={jdks.java_version(str(jdks.require_jdk(app.build_jdk)))}".encode())
     for src in app.sources:
@@ -173,7 +208,7 @@ class BuildResult:
 
 
 def _stamp_path(app: App) -> Path:
-    return build_dir() / f"{app.name}.json"
+    return build_dir() / f"{app.build_key or app.name}.json"
 
 
 def artifact_bytes(path: Path) -> int:
@@ -210,12 +245,12 @@ def build(app: App, *, force: bool = False, log: Callable[[str], None] = print) 
         except ValueError:
             prev = {}
         if prev.get("hash") == digest:
-            log(f"{app.name}: sources unchanged since the last build ({digest[:12]}): nothing to build")
+            log(f"{app.build_key}: sources unchanged since the last build ({digest[:12]}): nothing to build")
             return BuildResult(**{**prev, "cached": True})
-    log_path = work_dir() / "logs" / f"build-{app.name}.log"
+    log_path = work_dir() / "logs" / f"build-{app.build_key}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     argv = _expand_build(app)
-    log(f"{app.name}: building ({' '.join(argv)}); log: {log_path}")
+    log(f"{app.build_key}: building ({' '.join(argv)}); log: {log_path}")
     start = time.monotonic()
     with open(log_path, "wb") as out:
         proc = subprocess.Popen(argv, cwd=app.dir, env=build_env(app), stdout=out, stderr=subprocess.STDOUT,
@@ -227,15 +262,15 @@ def build(app: App, *, force: bool = False, log: Callable[[str], None] = print) 
             raise
     seconds = time.monotonic() - start
     if rc != 0:
-        raise LabError(f"building {app.name} failed (exit {rc}) after {seconds:.0f} s",
+        raise LabError(f"building {app.build_key} failed (exit {rc}) after {seconds:.0f} s",
                        details=procs.tail(log_path, 25), fix=f"see the whole log in {log_path}")
     if not app.artifact_path.exists():
-        raise LabError(f"building {app.name} succeeded but its artifact {app.artifact} is missing",
+        raise LabError(f"building {app.build_key} succeeded but its artifact {app.artifact} is missing",
                        fix="check [build] artifact in its perflab.toml")
-    result = BuildResult(app.name, digest, str(app.artifact_path), artifact_bytes(app.artifact_path),
+    result = BuildResult(app.build_key, digest, str(app.artifact_path), artifact_bytes(app.artifact_path),
                          round(seconds, 2), False, time.time())
     stamp.write_text(json.dumps(result.to_dict(), indent=2))
-    log(f"{app.name}: built in {seconds:.1f} s, artifact {result.artifact_bytes / 1e6:.1f} MB")
+    log(f"{app.build_key}: built in {seconds:.1f} s, artifact {result.artifact_bytes / 1e6:.1f} MB")
     return result
 
 
@@ -264,6 +299,29 @@ class Running:
 
     def stop(self, timeout: float = 15.0) -> None:
         procs.stop_group(self.proc.pid, timeout=timeout, proc=self.proc)
+
+
+def native_image() -> Path | None:
+    """GraalVM/Mandrel's native-image: $GRAALVM_HOME/bin/native-image, else on PATH."""
+    home = os.environ.get("GRAALVM_HOME")
+    if home and (Path(home) / "bin" / "native-image").exists():
+        return Path(home) / "bin" / "native-image"
+    found = shutil.which("native-image")
+    return Path(found) if found else None
+
+
+def unavailable(app: App, mode_name: str, jdk_override: int | None = None) -> str:
+    """Why this app/mode cannot run here ('' when it can)."""
+    mode = app.mode(mode_name)
+    if "native-image" in mode.requires and native_image() is None:
+        return ("unavailable: no native-image found (GRAALVM_HOME is "
+                + ("set but has no bin/native-image" if os.environ.get("GRAALVM_HOME") else "unset")
+                + ", and native-image is not on PATH)")
+    needed = [j for j in {jdk_override or mode.jdk if mode.is_jvm else None, app.for_mode(mode_name).build_jdk} if j]
+    for major in sorted(needed):
+        if jdks.find_jdk(major) is None:
+            return f"unavailable: no JDK {major} found (set PERFLAB_JDK{major} to its home)"
+    return ""
 
 
 def launch_argv(app: App, mode: Mode, jvm_opts: list[str] | None = None, jdk: int | None = None) -> tuple[list[str], dict]:

@@ -31,14 +31,17 @@ class Lab:
     progress: Progress
     log_dir: Path
     warnings: list[str] = field(default_factory=list)
+    mode_opts: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # e.g. a trained AOT cache
 
     def spec(self, app, mode: str, *, memory_mb: int | None = None, cgroup=None) -> InstanceSpec:
         limits = self.plan["limits"]
+        app = app.for_mode(mode)
         return InstanceSpec(
             run_id=self.run_id, app=app, mode=mode,
             limits=isolate.Limits(cpus=self.topology.app, cpu_quota=float(limits["cpus"]),
                                   memory_mb=memory_mb or limits["memory_mb"]),
-            db_env=self.db.app_env(), log_dir=self.log_dir, jvm_opts=list(limits["jvm_opts"]),
+            db_env=self.db.app_env(), log_dir=self.log_dir,
+            jvm_opts=list(limits["jvm_opts"]) + self.mode_opts.get((app.name, mode), []),
             jdk=limits["jdk"] or None, sample_hz=self.plan["memory"]["sample_hz"], setup=self.setup, cgroup=cgroup)
 
     def record(self, app: str, mode: str, scenario: str, metric: str, value: float | None, unit: str,

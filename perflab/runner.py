@@ -10,7 +10,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from perflab import apps, doctor, environment, isolate, jdks, postgres, signals
+from perflab import aot, apps, doctor, environment, isolate, postgres, signals
 from perflab.errors import LabError
 from perflab.instance import Instance
 from perflab.lab import AppFailed, Lab
@@ -40,11 +40,7 @@ def select_targets(plan: Plan) -> list[Target]:
         app = found[name]
         modes = list(app.modes) if "all" in plan["modes"] else [m for m in plan["modes"] if m in app.modes]
         for mode in modes:
-            why = ""
-            jdk = plan["limits"]["jdk"] or app.modes[mode].jdk
-            if "{java}" in " ".join(app.modes[mode].command) and jdk and jdks.find_jdk(jdk) is None:
-                why = f"unavailable: no JDK {jdk} found (set PERFLAB_JDK{jdk})"
-            targets.append(Target(app, mode, why))
+            targets.append(Target(app, mode, apps.unavailable(app, mode, plan["limits"]["jdk"] or None)))
     return targets
 
 
@@ -55,12 +51,12 @@ def _estimate_start_s(target: Target) -> float:
 def plan_steps(plan: Plan, targets: list[Target]) -> list[Step]:
     """The steps the progress display counts down, with rough time estimates."""
     steps = []
-    sc = plan["scenarios"]
     rep = plan["repeats"]
-    for app_name in dict.fromkeys(t.app.name for t in targets):
-        if "footprint" in sc:
-            steps.append(Step(f"{app_name} build + footprint", 5))
+    for key in dict.fromkeys(t.app.for_mode(t.mode).build_key for t in targets if not t.unavailable):
+        if "footprint" in plan["scenarios"]:
+            steps.append(Step(f"{key} footprint", 1))
     for t in targets:
+        sc = plan.scenarios_for(t.mode)
         label = f"{t.app.name}/{t.mode}"
         start = _estimate_start_s(t)
         if "startup" in sc:
@@ -122,8 +118,10 @@ def run_plan(plan: Plan, say=print) -> str:
         shared=[], reductions=[], description="set by the plan")
 
     builds = {}
-    for app in dict.fromkeys(t.app.name for t in targets):
-        builds[app] = apps.build(apps.get(app), log=say)
+    for t in targets:
+        variant = t.app.for_mode(t.mode)
+        if not t.unavailable and variant.build_key not in builds:
+            builds[variant.build_key] = apps.build(variant, log=say)
 
     frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
     env = environment.capture(frameworks=frameworks, cgroup=f"{setup.kind}: {setup.reason}" if not setup.usable else setup.kind)
@@ -151,10 +149,11 @@ def run_plan(plan: Plan, say=print) -> str:
                 lab.warn(f"limits not enforced: {setup.reason} (CPU affinity only)")
             done_footprint = set()
             for target in targets:
-                if "footprint" in plan["scenarios"] and target.app.name not in done_footprint:
-                    progress.start(f"{target.app.name} footprint")
-                    footprint.run(lab, target.app, builds[target.app.name])
-                    done_footprint.add(target.app.name)
+                key = target.app.for_mode(target.mode).build_key
+                if "footprint" in plan["scenarios"] and key in builds and key not in done_footprint:
+                    progress.start(f"{key} footprint")
+                    footprint.run(lab, target.app.for_mode(target.mode), builds[key])
+                    done_footprint.add(key)
                     progress.finish()
                 _run_target(lab, target)
     except KeyboardInterrupt:
@@ -181,7 +180,7 @@ def _steps_for(lab: Lab, target: Target) -> int:
 
 def _run_target(lab: Lab, target: Target) -> None:
     app, mode = target.app, target.mode
-    sc = lab.plan["scenarios"]
+    sc = lab.plan.scenarios_for(mode)
     total = _steps_for(lab, target)
     done_before = lab.progress.done
     if target.unavailable:
@@ -192,6 +191,9 @@ def _run_target(lab: Lab, target: Target) -> None:
     postgres.load_contract(lab.db)
     verified = not lab.plan["verify"]
     try:
+        if app.modes[mode].prepare or app.modes[mode].aot:
+            lab.progress.update("preparing the mode")
+            lab.mode_opts[(app.name, mode)] = aot.prepare_target(lab, app, mode)
         if "startup" in sc:
             lab.progress.start(f"{app.name}/{mode} startup")
             startup.run(lab, app, mode, verify=not verified)
@@ -213,7 +215,7 @@ def _load_scenarios(lab: Lab, target: Target, verified: bool) -> None:
     from perflab import contract, probes
 
     app, mode = target.app, target.mode
-    sc = lab.plan["scenarios"]
+    sc = lab.plan.scenarios_for(mode)
     lab.progress.start(f"{app.name}/{mode} launch + verify")
     inst = Instance(lab.spec(app, mode), tag="load").start()
     try:
