@@ -53,6 +53,8 @@ class ErrorCounts:
     read: int = 0
     write: int = 0
     other: dict[str, int] = field(default_factory=dict)  # driver's own messages -> count
+    # In flight when the run's time ran out (open loop): not failures, so not in ``total``.
+    aborted_at_deadline: int = 0
 
     @property
     def total(self) -> int:
@@ -156,7 +158,7 @@ class DriverRun:
 
 
 def check_cpus(cpus: Sequence[int] | None) -> list[int] | None:
-    """Validate a CPU list against the CPUs this process may use (clear error, not a child crash)."""
+    """Check a CPU list against the CPUs this process may use (a clear error, not a child crash)."""
     if cpus is None:
         return None
     wanted = sorted(set(int(c) for c in cpus))

@@ -78,7 +78,8 @@ def ensure_apt_binary(binary: str, package: str, log: Log = say) -> Path:
         found = shutil.which(binary)
         if done.returncode != 0 or not found:
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
-            raise DriverUnavailable(f"apt-get could not install {package}: {' | '.join(tail)}; {fix}")
+            raise DriverUnavailable(f"apt-get could not install {package}: "
+                                    f"{' | '.join(tail)}; {fix}")
         log(f"installed {package}: {found}")
         return Path(found)
 
@@ -95,6 +96,13 @@ def find_cargo() -> Path | None:
 def cargo_tool_path(crate: str, version: str, binary: str | None = None) -> Path:
     """Where ``cargo install --root`` puts a pinned crate's binary inside the cache."""
     return cache_dir() / crate / version / "bin" / (binary or crate)
+
+
+def oha_path() -> Path:
+    """Where the cached oha build lives, built or not (see drivers.oha.ensure_oha)."""
+    from .oha import OHA_VERSION  # imported late: oha.py imports this module
+
+    return cargo_tool_path("oha", OHA_VERSION)
 
 
 def ensure_cargo_binary(crate: str, version: str, *, binary: str | None = None,

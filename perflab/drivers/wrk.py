@@ -194,10 +194,12 @@ def run_wrk(url: str, *, connections: int, threads: int, duration_s: int, warmup
     with tempfile.TemporaryDirectory(prefix="perflab-wrk-") as tmp:
         lua = compose_script(script, Path(tmp))
         if warmup_s:
-            warm_args = [f"{k}={v}" + ("w" if k == "prefix" else "") for k, v in args.items()]
+            warm_args = dict(args)
+            if "prefix" in warm_args:  # the warm-up writes keys of its own
+                warm_args["prefix"] += "w"
             warm = build_command(binary, url, connections=connections, threads=threads,
                                  duration_s=int(warmup_s), timeout_s=timeout_s, script=lua,
-                                 script_args=warm_args)
+                                 script_args=[f"{k}={v}" for k, v in warm_args.items()])
             _check(run_driver(warm, cpus=cpus, timeout_s=warmup_s + timeout_s + 30), "warm-up")
         command = build_command(binary, url, connections=connections, threads=threads,
                                 duration_s=int(duration_s), timeout_s=timeout_s, script=lua,

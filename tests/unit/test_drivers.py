@@ -3,14 +3,13 @@ driver-bound assessment, running a pinned driver, and wrk runs against the stand
 
 import json
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from perflab.drivers import base, wrk
+from perflab.drivers import base, install, wrk
 from perflab.drivers.install import DriverUnavailable
 from tests.support.standin_server import StandinServer
 
@@ -171,7 +170,8 @@ def test_run_driver_pins_and_accounts_cpu():
     assert run.stdout.strip() == f"[{cpu}]"  # the child ran pinned
     assert run.cpu_s >= 0.4  # rusage of the reaped child covers its busy loop
     assert run.cpu_count == 1
-    assert 0.3 < run.utilisation <= 1.05
+    assert run.utilisation == pytest.approx(run.cpu_s / run.wall_s)
+    assert 0 < run.utilisation <= 1.05  # one CPU cannot give more than its wall time
 
 
 def test_run_driver_kills_on_timeout():
@@ -213,8 +213,10 @@ def wrk_binary():
 
 
 def cpu_roles():
+    """(server CPUs, driver CPUs): the driver pinned to the last CPU, as the lab pins it; the
+    server left free, so a busy CPU 0 (where the lab puts apps) cannot starve it."""
     cpus = sorted(os.sched_getaffinity(0))
-    return ([cpus[0]], [cpus[-1]]) if len(cpus) > 1 else (None, None)
+    return None, [cpus[-1]]
 
 
 def test_wrk_get_closed_loop(wrk_binary):
@@ -265,3 +267,90 @@ def test_wrk_unreachable_server_is_a_clear_error(wrk_binary):
         url = server.url
     with pytest.raises(RuntimeError, match="unable to connect"):
         wrk.run_wrk(url, connections=1, threads=1, duration_s=1, wrk=wrk_binary)
+
+
+# ---- install helpers ---------------------------------------------------------------------
+
+
+def test_cache_dir_follows_xdg(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert install.cache_dir() == tmp_path / "perflab"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert install.cache_dir() == Path.home() / ".cache" / "perflab"
+
+
+def test_apt_binary_present_is_returned_without_installing(monkeypatch):
+    monkeypatch.setattr(install.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(install.subprocess, "run", lambda *a, **k: pytest.fail("ran apt-get"))
+    assert install.ensure_apt_binary("wrk", "wrk") == Path("/usr/bin/wrk")
+
+
+def test_apt_binary_missing_without_root_says_how_to_fix(monkeypatch):
+    monkeypatch.setattr(install.shutil, "which",
+                        lambda name: "/usr/bin/apt-get" if name == "apt-get" else None)
+    monkeypatch.setattr(install.os, "geteuid", lambda: 1000)
+    with pytest.raises(DriverUnavailable, match="sudo apt-get install -y wrk"):
+        install.ensure_apt_binary("wrk", "wrk")
+
+
+def test_apt_binary_missing_without_apt(monkeypatch):
+    monkeypatch.setattr(install.shutil, "which", lambda name: None)
+    with pytest.raises(DriverUnavailable, match="apt-get is not available"):
+        install.ensure_apt_binary("wrk", "wrk")
+
+
+def test_apt_install_as_root_says_what_it_does(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    installed = []
+    monkeypatch.setattr(install.shutil, "which", lambda name: {
+        "apt-get": "/usr/bin/apt-get", "wrk": "/usr/bin/wrk" if installed else None}.get(name))
+    monkeypatch.setattr(install.os, "geteuid", lambda: 0)
+
+    def fake_run(command, **kwargs):
+        installed.append(command)
+        return install.subprocess.CompletedProcess(command, 0, "", "")
+    monkeypatch.setattr(install.subprocess, "run", fake_run)
+    said = []
+    assert install.ensure_apt_binary("wrk", "wrk", log=said.append) == Path("/usr/bin/wrk")
+    assert installed == [["/usr/bin/apt-get", "install", "-y", "--no-install-recommends", "wrk"]]
+    assert "installing Debian package 'wrk'" in said[0]
+
+
+def test_cargo_binary_cached_is_reused(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    target = install.cargo_tool_path("tool", "1.0.0")
+    target.parent.mkdir(parents=True)
+    target.write_text("")
+    monkeypatch.setattr(install, "find_cargo", lambda: pytest.fail("looked for cargo"))
+    assert install.ensure_cargo_binary("tool", "1.0.0") == target
+
+
+def test_cargo_binary_without_cargo_says_how_to_fix(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(install, "find_cargo", lambda: None)
+    with pytest.raises(DriverUnavailable, match="cargo install tool --version 1.0.0 --locked"):
+        install.ensure_cargo_binary("tool", "1.0.0")
+
+
+def test_cargo_build_is_pinned_locked_and_cached(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    calls = tmp_path / "calls"
+    fake = tmp_path / "cargo"  # records its arguments and "builds" <root>/bin/tool
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {calls}\n'
+                    'while [ "$1" != "--root" ]; do shift; done\n'
+                    'mkdir -p "$2/bin" && touch "$2/bin/tool"\n')
+    fake.chmod(0o755)
+    monkeypatch.setattr(install, "find_cargo", lambda: fake)
+    said = []
+    built = install.ensure_cargo_binary("tool", "1.2.3", log=said.append)
+    again = install.ensure_cargo_binary("tool", "1.2.3", log=said.append)
+    assert built == again == tmp_path / "cache" / "perflab" / "tool" / "1.2.3" / "bin" / "tool"
+    assert calls.read_text().split() == ["install", "tool", "--version", "1.2.3", "--locked",
+                                         "--root", str(built.parent.parent)]  # built once
+    assert "building tool 1.2.3 with cargo" in said[0]
+
+
+def test_oha_path_is_in_the_cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    from perflab.drivers.oha import OHA_VERSION
+    assert install.oha_path() == tmp_path / "perflab" / "oha" / OHA_VERSION / "bin" / "oha"

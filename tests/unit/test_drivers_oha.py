@@ -1,0 +1,157 @@
+"""Tests of the open-loop driver (oha): parsing captured real JSON reports, the command it runs,
+and short runs against the stand-in server (oha is built once with cargo if missing)."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from perflab.drivers import oha
+from perflab.drivers.base import LoadResult
+from perflab.drivers.install import DriverUnavailable
+from tests.support.standin_server import StandinServer
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "oha"
+
+
+def parse(name: str) -> oha.OhaFigures:
+    return oha.parse_oha_json((FIXTURES / name).read_text())
+
+
+def test_open_loop_report():
+    figures = parse("open_1000rps.json")
+    assert figures.requests == 1998
+    assert figures.duration_s == pytest.approx(2.001099937)
+    assert figures.rps == pytest.approx(1998 / 2.001099937)
+    assert figures.errors.total == 0
+    assert figures.errors.aborted_at_deadline == 1  # in flight at the end: not a failure
+    assert figures.errors.status_counts == {"200": 1998}
+    assert figures.latency.percentile(99) == pytest.approx(104.590515)
+    assert figures.latency.max_ms == pytest.approx(122.517093)
+    assert set(figures.latency.percentiles_ms) >= {"50", "75", "90", "99", "99.9", "99.99"}
+    assert figures.latency.stdev_ms is None  # oha does not report it
+
+
+def test_mixed_errors_are_classified():
+    figures = parse("open_mixed_errors.json")
+    errors = figures.errors
+    assert figures.requests == 160 + 46 + 54  # responses of any status
+    assert errors.status_counts == {"200": 160, "404": 46, "503": 54}
+    assert errors.non_2xx == 46 + 54
+    assert errors.read == 42  # "connection closed before message completed"
+    assert errors.timeouts == 40
+    assert errors.aborted_at_deadline == 20
+    assert errors.other == {}
+    assert errors.total == 100 + 42 + 40
+
+
+def test_connect_refused_has_no_latency():
+    figures = parse("connect_refused.json")
+    assert figures.requests == 0 and figures.rps == 0
+    assert figures.errors.connect == 101
+    assert figures.latency.percentiles_ms == {} and figures.latency.mean_ms is None
+
+
+def test_stall_shows_in_the_tail():
+    figures = parse("open_500rps_stall_1s.json")
+    assert figures.latency.percentile(99) == pytest.approx(960.749066)
+    assert figures.latency.percentile(50) < 100
+
+
+@pytest.mark.parametrize("message, kind", [
+    ("timeout", "timeouts"),
+    ("Connection refused (os error 111)", "connect"),
+    ("error trying to connect: tcp connect error", "connect"),
+    ("connection closed before message completed", "read"),
+    ("Connection reset by peer (os error 104)", "read"),
+    ("Broken pipe (os error 32)", "write"),
+    ("something new", "other"),
+])
+def test_classify_error(message, kind):
+    assert oha.classify_error(message) == kind
+
+
+def test_unknown_errors_are_kept_by_message():
+    report = json.loads((FIXTURES / "open_1000rps.json").read_text())
+    report["errorDistribution"] = {"something new": 3, "timeout": 2}
+    figures = oha.parse_oha_json(json.dumps(report))
+    assert figures.errors.other == {"something new": 3}
+    assert figures.errors.timeouts == 2
+
+
+def test_open_loop_command_has_rate_and_correction():
+    command = oha.build_command("oha", "http://127.0.0.1:1/x", rate=2000, duration_s=1.5,
+                                connections=64, timeout_s=2, worker_threads=1, method="POST",
+                                body='{"data": "k"}', content_type="application/json",
+                                headers={"X-A": "b"})
+    joined = " ".join(command)
+    assert "-q 2000 --latency-correction" in joined
+    assert "-z 1500ms" in joined and "-c 64" in joined and "-t 2000ms" in joined
+    assert "--worker-threads 1" in joined and "-m POST" in joined
+    assert command[-1] == "http://127.0.0.1:1/x"
+    assert command[command.index("-H") + 1] == "X-A: b"
+
+
+def test_closed_loop_command_has_no_rate():
+    command = oha.build_command("oha", "http://127.0.0.1:1/", rate=None, duration_s=1,
+                                connections=8, timeout_s=1, worker_threads=None)
+    assert "-q" not in command and "--latency-correction" not in command
+    assert "--worker-threads" not in command
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        oha.run_oha("http://127.0.0.1:1/", rate=0, duration_s=1, oha="oha")
+    with pytest.raises(ValueError):
+        oha.run_oha("http://127.0.0.1:1/", rate=10, duration_s=0, oha="oha")
+
+
+# ---- oha against the stand-in server -----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def oha_binary():
+    try:
+        return oha.ensure_oha()
+    except DriverUnavailable as missing:
+        pytest.skip(f"oha is not built and cannot be: {missing}")
+
+
+def cpu_roles():
+    """(server CPUs, driver CPUs): the driver pinned to the last CPU, as the lab pins it; the
+    server left free, so a busy CPU 0 (where the lab puts apps) cannot starve it."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return None, [cpus[-1]]
+
+
+def test_open_loop_run_holds_the_rate(oha_binary):
+    server_cpus, driver_cpus = cpu_roles()
+    with StandinServer(cpus=server_cpus) as server:
+        result = oha.run_oha(server.url + "/hello", rate=200, duration_s=2, connections=20,
+                             warmup_s=0.5, cpus=driver_cpus, oha=oha_binary)
+    assert result.mode == "open" and result.offered_rate == 200
+    assert result.driver == "oha" and result.driver_version == oha.OHA_VERSION
+    assert 0.9 <= result.achieved_ratio <= 1.05
+    assert result.requests == result.errors.status_counts.get("200")
+    assert result.errors.total == 0
+    assert result.driver_cpus == driver_cpus and result.driver_cpu_s > 0
+    assert result.threads == 1  # oha sized its thread pool to its one CPU
+    assert LoadResult.from_dict(json.loads(json.dumps(result.to_dict()))) == result
+
+
+def test_rate_shortfall_is_flagged_driver_bound(oha_binary):
+    # 2 connections and 200 ms per answer allow 10 req/s: 50 req/s cannot be held.
+    with StandinServer() as server:
+        result = oha.run_oha(server.url + "/delay/200", rate=50, duration_s=1.5, connections=2,
+                             oha=oha_binary)
+    assert result.driver_bound
+    assert "offered 50.0 req/s" in result.driver_bound_reason
+    assert result.achieved_ratio < 0.97
+
+
+def test_closed_loop_and_non_2xx(oha_binary):
+    with StandinServer() as server:
+        result = oha.run_oha(server.url + "/status/404", rate=None, duration_s=1,
+                             connections=4, oha=oha_binary)
+    assert result.mode == "closed" and result.offered_rate is None
+    assert result.requests > 0 and result.errors.non_2xx == result.requests

@@ -1,0 +1,61 @@
+"""The stall test of the open-loop driver integration: the server is SIGSTOPped for 1 s during a
+fixed-rate run, and the reported p99 must show it (a driver that waits for the server instead of
+keeping its schedule would report a few slow requests and a small p99: coordinated omission).
+
+At rate R for T seconds a 1 s stall delays the R requests scheduled during it by 1 s down to 0 s,
+so the slowest 1/T of all requests spread uniformly over 0..1 s: p99 = 1 - 0.01 T = 0.96 s for
+T = 4 s. The test builds oha once with cargo (cached) if it is missing.
+"""
+
+import os
+import signal
+import threading
+
+import pytest
+
+from perflab.drivers import DriverUnavailable, ensure_oha, run_oha
+from tests.support.standin_server import StandinServer
+
+RATE, DURATION_S, STALL_AT_S, STALL_S = 500, 4.0, 1.5, 1.0
+
+
+@pytest.fixture(scope="module")
+def oha_binary():
+    try:
+        return ensure_oha()
+    except DriverUnavailable as missing:
+        pytest.skip(f"oha is not built and cannot be: {missing}")
+
+
+def test_one_second_stall_shows_in_p99(oha_binary):
+    # The driver is pinned as the lab pins it; the server is left free so that other work on
+    # CPU 0 (where the lab puts apps) cannot starve it and blur the stall.
+    driver_cpus = [max(os.sched_getaffinity(0))]
+    with StandinServer() as server:
+        resumed = threading.Event()
+
+        def stall() -> None:
+            os.kill(server.pid, signal.SIGSTOP)
+            try:
+                resumed.wait(STALL_S)
+            finally:
+                os.kill(server.pid, signal.SIGCONT)
+
+        timer = threading.Timer(STALL_AT_S, stall)
+        timer.start()
+        try:
+            # 10 connections: far fewer than 1 % of the 2000 requests, so a driver that
+            # measured from the actual send time could not push p99 to the stall's length.
+            result = run_oha(server.url + "/hello", rate=RATE, duration_s=DURATION_S,
+                             connections=10, timeout_s=3, cpus=driver_cpus, oha=oha_binary)
+        finally:
+            timer.cancel()
+            resumed.set()
+            timer.join()
+            os.kill(server.pid, signal.SIGCONT)
+    assert result.errors.total == 0
+    assert result.achieved_ratio >= 0.8  # the backlog was sent once the server resumed
+    p99 = result.latency.percentile(99)
+    assert p99 >= 0.5 * STALL_S * 1000, f"p99 {p99:.1f} ms hides a {STALL_S} s stall"
+    assert STALL_S * 1000 * 0.8 <= result.latency.max_ms < STALL_S * 1000 * 3
+    assert result.latency.percentile(50) < p99
