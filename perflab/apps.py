@@ -317,6 +317,9 @@ def unavailable(app: App, mode_name: str, jdk_override: int | None = None) -> st
         return ("unavailable: no native-image found (GRAALVM_HOME is "
                 + ("set but has no bin/native-image" if os.environ.get("GRAALVM_HOME") else "unset")
                 + ", and native-image is not on PATH)")
+    tool = app.for_mode(mode_name).build_command[0]
+    if not tool.startswith("{") and shutil.which(tool) is None:
+        return f"unavailable: its build tool `{tool}` is not on PATH"
     needed = [j for j in {jdk_override or mode.jdk if mode.is_jvm else None, app.for_mode(mode_name).build_jdk} if j]
     for major in sorted(needed):
         if jdks.find_jdk(major) is None:

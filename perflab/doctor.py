@@ -111,6 +111,19 @@ def _check_cgroups() -> Check:
                  "run as root (or with a delegated cgroup v2 subtree)", required=False)
 
 
+def _check_oha() -> Check:
+    from perflab.drivers import install
+
+    path = install.oha_path()
+    if path.exists():
+        return Check("oha (open-loop driver)", True, str(path), required=False)
+    if install.find_cargo():
+        return Check("oha (open-loop driver)", True, "not built yet: built once with cargo (~10 min) before the "
+                     "first open-loop measurement", required=False)
+    return Check("oha (open-loop driver)", False, "not built and no cargo to build it: latency and fixed-rate soak "
+                 "scenarios cannot run", "install Rust (rustup) or apt-get install cargo", required=False)
+
+
 def run_checks() -> list[Check]:
     return [
         _check_jdk(17, True),
@@ -119,7 +132,7 @@ def run_checks() -> list[Check]:
         _check_postgres(),
         _check_binary("wrk", "wrk (closed-loop load)", "wrk", version_args=("-v",)),
         _check_binary("go", "Go (the Go reference app)", "golang", required=False, version_args=("version",)),
-        _check_binary("cargo", "cargo (builds the open-loop driver)", "cargo", required=False),
+        _check_oha(),
         _check_cgroups(),
     ]
 

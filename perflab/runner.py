@@ -117,6 +117,10 @@ def run_plan(plan: Plan, say=print) -> str:
         driver=plan["topology"]["driver_cpus"] or plan["topology"]["app_cpus"], app_exclusive=False,
         shared=[], reductions=[], description="set by the plan")
 
+    if any("latency" in plan.scenarios_for(t.mode) for t in targets) or plan["soak"]["rate"] > 0:
+        from perflab.drivers import oha
+        oha.ensure_oha(log=say)  # built once, before anything is launched (a cold build takes minutes)
+
     builds = {}
     for t in targets:
         variant = t.app.for_mode(t.mode)
