@@ -26,7 +26,7 @@ from perflab.errors import LabError
 from perflab.paths import MAVEN_WRAPPER, REPO_ROOT, apps_dir, build_dir, work_dir
 
 TOP_KEYS = {"name", "framework", "framework_version", "description", "sources", "ready_path",
-            "first_response_path", "startup_log_regex", "build", "modes"}
+            "first_response_path", "startup_log_regex", "build", "modes", "port"}
 BUILD_KEYS = {"command", "jdk", "artifact", "env"}
 MODE_KEYS = {"command", "jdk", "env", "description", "requires", "build", "prepare", "aot"}
 REQUIREMENTS = {"native-image"}
@@ -67,6 +67,7 @@ class App:
     modes: dict[str, Mode]
     description: str = ""
     build_key: str = ""  # the build cache's name: the app, or app@mode for a mode's own build
+    port: int | None = None  # a fixed port for apps that do not read HTTP_PORT (one instance at a time)
 
     @property
     def artifact_path(self) -> Path:
@@ -149,7 +150,7 @@ def load_descriptor(path: Path) -> App:
         ready_path=data["ready_path"], first_response_path=data["first_response_path"], startup_log_regex=regex,
         build_command=_argv(build["command"], f"{where} [build] command"), build_jdk=build.get("jdk"),
         artifact=build["artifact"], build_env=dict(build.get("env", {})), modes=modes,
-        description=data.get("description", ""),
+        description=data.get("description", ""), port=data.get("port"),
     )
 
 
@@ -187,7 +188,7 @@ def source_hash(app: App) -> str:
         files = [root] if root.is_file() else sorted(
             p for p in root.rglob("*") if p.is_file() and not _SKIP_DIRS & set(p.relative_to(root).parts))
         for f in files:
-            h.update(str(f.relative_to(app.dir)).encode() + b"\0")
+            h.update(str(f.relative_to(app.dir) if f.is_relative_to(app.dir) else f).encode() + b"\0")
             h.update(f.read_bytes())
             h.update(b"\0")
     return h.hexdigest()

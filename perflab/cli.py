@@ -160,6 +160,17 @@ def _run_and_summarise(plan_obj) -> int:
 def cmd_run(args) -> int:
     from perflab import plan
 
+    if args.app_jar or args.app_cmd:
+        from perflab import byo
+
+        if not args.url:
+            raise LabError("--app-jar/--app-cmd need --url http://127.0.0.1:PORT/PATH (the endpoint to load)")
+        root, name, path = byo.make_app(jar=args.app_jar, cmd=args.app_cmd, url=args.url, ready_url=args.ready_url,
+                                        name=args.name, jdk=args.jdk)
+        os.environ["PERFLAB_APPS_DIR"] = str(root)
+        return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path))
+    if not args.plan:
+        raise LabError("run needs a plan (quick, rt2019, lab2020, kt2020 or a .toml file), or --app-jar/--app-cmd")
     plan_obj = plan.load(args.plan, known_apps=list(apps.discover()))
     if args.apps:
         plan_obj.data["apps"] = args.apps
@@ -223,9 +234,18 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--apps", nargs="*", help="only these apps (default: all)")
     q.set_defaults(func=cmd_quick)
 
-    r = sub.add_parser("run", help="run a plan: a built-in one (quick, rt2019, lab2020, kt2020) or a TOML file")
-    r.add_argument("plan", help="built-in plan name or path to a plan .toml")
+    r = sub.add_parser("run", help="run a plan (quick, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
+                       epilog="Your own app: perflab run [BASE_PLAN] --app-jar app.jar --url http://127.0.0.1:8080/hello "
+                              "(or --app-cmd \"./server --port 8080\"): start-up, memory, sweep and latency on that URL "
+                              "with the base plan's durations (default quick), no contract check.")
+    r.add_argument("plan", nargs="?", help="built-in plan name or path to a plan .toml")
     r.add_argument("--apps", nargs="*", help="only these apps")
+    r.add_argument("--app-jar", help="measure this jar (java -jar) instead of the apps under apps/")
+    r.add_argument("--app-cmd", help="measure the service this command starts")
+    r.add_argument("--url", help="with --app-jar/--app-cmd: the endpoint to load, http://127.0.0.1:PORT/PATH")
+    r.add_argument("--ready-url", help="with --app-jar/--app-cmd: readiness URL (default: --url)")
+    r.add_argument("--name", help="with --app-jar/--app-cmd: a name for the results")
+    r.add_argument("--jdk", type=int, default=17, help="with --app-jar: the JDK to run it on (default 17)")
     r.set_defaults(func=cmd_run)
 
     res = sub.add_parser("results", help="stored runs: list, or show one (summary or --json)")

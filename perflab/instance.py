@@ -36,7 +36,7 @@ class InstanceSpec:
 class Instance:
     def __init__(self, spec: InstanceSpec, port: int | None = None, tag: str = ""):
         self.spec = spec
-        self.port = port or procs.free_port()
+        self.port = port or spec.app.port or procs.free_port()
         n = next(_counter)
         self.tag = tag or f"i{n}"
         self.log_path = spec.log_dir / f"{spec.app.name}-{spec.mode}-{self.tag}.log"

@@ -1,0 +1,93 @@
+"""Bring your own app: a jar built outside the repository, measured end to end with `perflab run
+--app-jar`, and the argument errors a user can make."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from perflab import jdks, procs, store
+from perflab.paths import REPO_ROOT
+
+SOURCE = Path(__file__).parent.parent / "support" / "hello-jar" / "HelloServer.java"
+
+BASE_PLAN = """
+name = "byo-base"
+repeats = 2
+reductions = ["test durations"]
+[startup]
+runs = 2
+[memory]
+rest_s = 1
+warmup_s = 1
+load_duration_s = 2
+[sweep]
+warmup_s = 1
+duration_s = 2
+series = [{ name = "any", path = "/", connections = [1, 4] }]
+[latency]
+fractions = [0.25]
+warmup_s = 0
+duration_s = 2
+"""
+
+
+def _build_jar(folder: Path) -> Path:
+    home = jdks.find_jdk(17)
+    if home is None or not (home / "bin" / "javac").exists():
+        pytest.skip("needs a JDK 17 with javac")
+    classes = folder / "classes"
+    classes.mkdir(parents=True)
+    subprocess.run([str(home / "bin" / "javac"), "-d", str(classes), str(SOURCE)], check=True, timeout=120)
+    jar = folder / "hello.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nMain-Class: HelloServer\n")
+        for cls in classes.glob("*.class"):
+            z.write(cls, cls.name)
+    return jar
+
+
+def _perflab(args, env, timeout=600):
+    return subprocess.run([sys.executable, "-m", "perflab", *args], cwd=REPO_ROOT, env=env, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+def test_a_jar_built_elsewhere_is_measured_end_to_end(tmp_path, workdir, database):
+    _, conn = database
+    jar = _build_jar(tmp_path / "outside")
+    base = tmp_path / "base.toml"
+    base.write_text(BASE_PLAN)
+    env = dict(os.environ)
+    assert _perflab(["db", "start", "--url", conn.url], env).returncode == 0
+    port = procs.free_port()
+    out = _perflab(["run", str(base), "--app-jar", str(jar), "--url", f"http://127.0.0.1:{port}/hello",
+                    "--name", "hello"], env)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    s = store.Store(workdir / "results.sqlite")
+    run = s.run("last")
+    figures = s.figures(run["id"])
+    assert {f.app for f in figures} == {"byo-hello"}
+    scenarios = {f.scenario for f in figures}
+    assert {"startup", "memory", "sweep", "latency"} <= scenarios
+    ttfr = [f for f in figures if f.metric == "ttfr_ms"]
+    assert len(ttfr) == 2 and all(f.value > 0 for f in ttfr)
+    assert any(f.metric == "rps" and f.scenario == "sweep" and f.value > 0 for f in figures)
+    assert not procs.port_in_use(port), "the jar was stopped"
+
+
+def test_bad_byo_arguments_are_clear(workdir):
+    env = dict(os.environ)
+    both = _perflab(["run", "--app-jar", "x.jar", "--app-cmd", "y", "--url", "http://127.0.0.1:8080/"], env)
+    assert both.returncode == 2 and "exactly one of --app-jar" in both.stderr
+    no_url = _perflab(["run", "--app-jar", "x.jar"], env)
+    assert no_url.returncode == 2 and "--url" in no_url.stderr
+    remote = _perflab(["run", "--app-jar", str(SOURCE), "--url", "http://10.0.0.1:8080/"], env)
+    assert remote.returncode == 2 and "127.0.0.1" in remote.stderr
+    missing = _perflab(["run", "--app-jar", "/nonexistent/app.jar", "--url", "http://127.0.0.1:8080/"], env)
+    assert missing.returncode == 2 and "no jar at" in missing.stderr
