@@ -13,6 +13,9 @@ def _interrupt(signum, frame):  # noqa: ARG001
 
 
 def install() -> None:
+    # also when started with SIGINT ignored (e.g. as a background job of a script): Ctrl-C or a
+    # SIGINT must always mean "stop cleanly", never "ignore"
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)
 
