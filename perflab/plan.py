@@ -20,7 +20,7 @@ PLANS_DIR = Path(__file__).parent / "plans"
 
 SCENARIOS = ["footprint", "startup", "memory", "sweep", "latency", "write", "density", "scaleup",
              "coldstart", "soak"]
-IMPLEMENTED = {"footprint", "startup", "memory", "sweep", "latency", "write"}
+IMPLEMENTED = set(SCENARIOS)
 
 # Each table: key -> (type or tuple of types, default). A default of None means "required or unset".
 _SPEC: dict[str, dict[str, tuple[Any, Any]]] = {
@@ -88,8 +88,11 @@ class Plan:
     def section(self, scenario: str) -> dict[str, Any]:
         return self.data[scenario]
 
-    def scenarios_for(self, mode: str) -> list[str]:
-        """The scenarios a mode gets: mode_scenarios may narrow them for extra modes."""
+    def scenarios_for(self, mode: str, app_default: bool = False) -> list[str]:
+        """The scenarios a mode gets: mode_scenarios may narrow them for an app's extra modes (an
+        app's first, default mode always gets them all: a reactive-only app is not an extra mode)."""
+        if app_default:
+            return self.data["scenarios"]
         return self.data["mode_scenarios"].get(mode, self.data["scenarios"])
 
 
@@ -163,6 +166,12 @@ def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | 
         raise LabError(f"{source}: latency.fractions must be numbers in (0, 1.5] (fractions of the measured max req/s)")
     if data["startup"]["runs"] < 2:
         raise LabError(f"{source}: startup.runs must be at least 2 (the first, cold run is kept apart)")
+    if data["scaleup"]["runs"] < 2:
+        raise LabError(f"{source}: scaleup.runs must be at least 2 (the first, cold run is kept apart)")
+    if data["density"]["max_instances"] < 1 or data["density"]["budget_mb"] < 64:
+        raise LabError(f"{source}: density.max_instances must be >= 1 and density.budget_mb >= 64")
+    if not (0 < data["soak"]["interval_s"] <= data["soak"]["duration_s"]):
+        raise LabError(f"{source}: soak.interval_s must be > 0 and at most soak.duration_s")
     if not (0 < data["startup"]["poll_ms"] <= 5):
         raise LabError(f"{source}: startup.poll_ms must be in (0, 5] ms")
     return Plan(data, source)

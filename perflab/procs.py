@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -115,8 +116,49 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
         return s.connect_ex((host, port)) == 0
 
 
-def free_port() -> int:
-    """A TCP port that is free now (the kernel picks it)."""
+# Listening ports come from outside the kernel's ephemeral range: a port the kernel hands out for
+# bind(0) is in the range every outgoing connection takes its local port from, and between
+# choosing it and a JVM binding it (seconds) a load driver or poller may take it ("address
+# already in use"). Ports below the range are never taken that way.
+_RANGE_FILE = "/proc/sys/net/ipv4/ip_local_port_range"
+_LOWEST_PORT = 10000  # below: well-known and commonly configured service ports
+
+
+def ephemeral_range() -> tuple[int, int]:
+    try:
+        with open(_RANGE_FILE) as f:
+            low, high = (int(v) for v in f.read().split()[:2])
+        return low, high
+    except (OSError, ValueError):
+        return 32768, 60999  # Linux's default
+
+
+def candidate_range() -> tuple[int, int]:
+    """Where to look: below the ephemeral range, or above it when there is no room below."""
+    low, high = ephemeral_range()
+    if low - 1 - _LOWEST_PORT >= 1000:
+        return _LOWEST_PORT, low - 1
+    return min(high + 1, 65535), 65535
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("", port))  # apps listen on every interface
+            return True
+        except OSError:
+            return False
+
+
+def free_port(rng: random.Random | None = None) -> int:
+    """A TCP port free now and outside the ephemeral range (else any port the kernel gives)."""
+    pick = rng or random
+    lo, hi = candidate_range()
+    if hi > lo:
+        for _ in range(100):
+            port = pick.randint(lo, hi)
+            if _bindable(port):
+                return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

@@ -17,10 +17,14 @@ from perflab.lab import AppFailed, Lab
 from perflab.paths import work_dir
 from perflab.plan import IMPLEMENTED, Plan
 from perflab.progress import Progress, Step
-from perflab.scenarios import footprint, latency, memory, startup, sweep, write
+from perflab.scenarios import coldstart, density, footprint, latency, memory, scaleup, soak, startup, sweep, write
 from perflab.store import Store
 
 LOAD_SCENARIOS = ("memory", "sweep", "latency", "write")
+# Scenarios that launch their own instances: before the long-lived load instance, and after it
+# (density reuses the sweep's max req/s for RT-2019's projection).
+BEFORE_LOAD = {"scaleup": scaleup, "coldstart": coldstart}
+AFTER_LOAD = {"density": density, "soak": soak}
 
 
 @dataclass
@@ -28,6 +32,14 @@ class Target:
     app: apps.App
     mode: str
     unavailable: str = ""  # why this app/mode cannot run here ("" = it can)
+
+    @property
+    def default_mode(self) -> bool:
+        return self.mode == next(iter(self.app.modes))
+
+
+def scenarios_for(plan: Plan, target: Target) -> list[str]:
+    return plan.scenarios_for(target.mode, target.default_mode)
 
 
 def select_targets(plan: Plan) -> list[Target]:
@@ -56,12 +68,18 @@ def plan_steps(plan: Plan, targets: list[Target]) -> list[Step]:
         if "footprint" in plan["scenarios"]:
             steps.append(Step(f"{key} footprint", 1))
     for t in targets:
-        sc = plan.scenarios_for(t.mode)
+        sc = scenarios_for(plan, t)
         label = f"{t.app.name}/{t.mode}"
+        if t.unavailable:
+            steps.append(Step(f"{label} unavailable", 0))
+            continue
         start = _estimate_start_s(t)
         if "startup" in sc:
             rest = plan["memory"]["rest_s"] if "memory" in sc else 0
             steps.append(Step(f"{label} startup", plan["startup"]["runs"] * (start + rest + 1)))
+        for name, module in BEFORE_LOAD.items():
+            if name in sc:
+                steps += [Step(lbl, est) for lbl, est in module.steps(plan, label, start)]
         if any(s in sc for s in LOAD_SCENARIOS):
             steps.append(Step(f"{label} launch + verify", start + 2))
         if "memory" in sc:
@@ -78,6 +96,9 @@ def plan_steps(plan: Plan, targets: list[Target]) -> list[Step]:
         if "write" in sc:
             w = plan["write"]
             steps.append(Step(f"{label} write", 2 * w["warmup_s"] + rep * 2 * (w["duration_s"] + 0.5)))
+        for name, module in AFTER_LOAD.items():
+            if name in sc:
+                steps += [Step(lbl, est) for lbl, est in module.steps(plan, label, start)]
     return steps
 
 
@@ -117,7 +138,7 @@ def run_plan(plan: Plan, say=print) -> str:
         driver=plan["topology"]["driver_cpus"] or plan["topology"]["app_cpus"], app_exclusive=False,
         shared=[], reductions=[], description="set by the plan")
 
-    if any("latency" in plan.scenarios_for(t.mode) for t in targets) or plan["soak"]["rate"] > 0:
+    if any("latency" in scenarios_for(plan, t) for t in targets) or plan["soak"]["rate"] > 0:
         from perflab.drivers import oha
         oha.ensure_oha(log=say)  # built once, before anything is launched (a cold build takes minutes)
 
@@ -126,6 +147,17 @@ def run_plan(plan: Plan, say=print) -> str:
         variant = t.app.for_mode(t.mode)
         if not t.unavailable and variant.build_key not in builds:
             builds[variant.build_key] = apps.build(variant, log=say)
+    if any("coldstart" in scenarios_for(plan, t) for t in targets):
+        # the cold-start reference is built even when it is not one of the plan's apps
+        ref = apps.discover().get(plan["coldstart"]["reference"])
+        if ref is not None:
+            ref_mode = coldstart.reference_mode(ref)
+            variant = ref.for_mode(ref_mode)
+            if variant.build_key not in builds and not apps.unavailable(ref, ref_mode):
+                try:
+                    apps.build(variant, log=say)
+                except LabError as exc:
+                    say(f"coldstart reference not built: {exc.message}")
 
     frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
     env = environment.capture(frameworks=frameworks, cgroup=f"{setup.kind}: {setup.reason}" if not setup.usable else setup.kind)
@@ -184,7 +216,7 @@ def _steps_for(lab: Lab, target: Target) -> int:
 
 def _run_target(lab: Lab, target: Target) -> None:
     app, mode = target.app, target.mode
-    sc = lab.plan.scenarios_for(mode)
+    sc = scenarios_for(lab.plan, target)
     total = _steps_for(lab, target)
     done_before = lab.progress.done
     if target.unavailable:
@@ -195,6 +227,7 @@ def _run_target(lab: Lab, target: Target) -> None:
     postgres.load_contract(lab.db)
     verified = not lab.plan["verify"]
     try:
+        lab.current_scenarios = sc
         if app.modes[mode].prepare or app.modes[mode].aot:
             lab.progress.update("preparing the mode")
             lab.mode_opts[(app.name, mode)] = aot.prepare_target(lab, app, mode)
@@ -203,8 +236,10 @@ def _run_target(lab: Lab, target: Target) -> None:
             startup.run(lab, app, mode, verify=not verified)
             verified = True
             lab.progress.finish()
+        _own_instances(lab, app, mode, BEFORE_LOAD, sc)
         if any(s in sc for s in LOAD_SCENARIOS):
             _load_scenarios(lab, target, verified)
+        _own_instances(lab, app, mode, AFTER_LOAD, sc)
     except AppFailed as exc:
         lab.outcome(app.name, mode, "run", "failed", str(exc))
         for s in [s for s in sc if s in IMPLEMENTED and s != "footprint"]:
@@ -215,11 +250,19 @@ def _run_target(lab: Lab, target: Target) -> None:
             lab.progress.finish(skipped=left - 1)
 
 
+def _own_instances(lab: Lab, app: apps.App, mode: str, modules: dict, sc: list[str]) -> None:
+    for name, module in modules.items():
+        if name in sc:
+            lab.progress.start(f"{app.name}/{mode} {name}")
+            module.run(lab, app, mode)
+            lab.progress.finish()
+
+
 def _load_scenarios(lab: Lab, target: Target, verified: bool) -> None:
     from perflab import contract, probes
 
     app, mode = target.app, target.mode
-    sc = lab.plan.scenarios_for(mode)
+    sc = scenarios_for(lab.plan, target)
     lab.progress.start(f"{app.name}/{mode} launch + verify")
     inst = Instance(lab.spec(app, mode), tag="load").start()
     try:

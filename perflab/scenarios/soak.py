@@ -1,0 +1,247 @@
+"""soak: a long run (RT-2019: native for >3 h, 51.89 M requests, "stable"), closed loop (wrk with
+soak.connections) or at a fixed rate (the open-loop driver at soak.rate req/s when rate > 0).
+
+The run is cut into consecutive driver runs of soak.interval_s, so each interval has its own
+requests, errors and latency percentiles, and each is stored the moment it finishes: stopping
+early (Ctrl-C) keeps every finished interval and records the soak as interrupted.
+
+RSS is sampled throughout (the samples are stored as CSV) and judged for drift: the
+least-squares slope of the intervals' mean RSS per hour with its 95 % interval (drift.py); the
+first interval (JIT, heap sizing) is left out of the fit when there are at least 4. JVM modes are
+launched with a GC log (-Xlog:gc) whose collections and pauses are counted per interval and in
+total.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import time
+from dataclasses import dataclass
+
+from perflab import apps, probes, procs, signals
+from perflab.drivers import oha, wrk
+from perflab.drivers.base import LoadResult
+from perflab.errors import LabError
+from perflab.instance import Instance, mb
+from perflab.lab import AppFailed, Lab
+from perflab.scenarios import drift, gclog, loadpoint
+
+PERCENTILES = ("50", "90", "99", "99.9")
+MAX_SAMPLES = 20_000  # RSS samples over the whole soak, at most (and at least 1 a second)
+
+
+def steps(plan, target_label: str, start_s: float) -> list[tuple[str, float]]:
+    return [(f"{target_label} soak", start_s + plan["soak"]["duration_s"] + 3.0)]
+
+
+def is_jvm_mode(app: apps.App, mode: str) -> bool:
+    return "{jvm_opts}" in app.mode(mode).command
+
+
+def interval_plan(duration_s: float, interval_s: float, whole_seconds: bool) -> tuple[int, float]:
+    """(number of intervals, length of each): as many whole intervals as fit the duration."""
+    length = max(1.0, float(round(interval_s))) if whole_seconds else max(0.1, interval_s)
+    return max(1, int(duration_s / length + 1e-9)), length
+
+
+@dataclass
+class Interval:
+    index: int
+    t_start_s: float     # from the start of the soak
+    t_end_s: float
+    result: LoadResult
+    rss_mean_mb: float | None
+    gc: gclog.GcSummary | None
+
+
+def _driver(lab: Lab):
+    """A function (url, seconds) -> LoadResult, and a description of the load."""
+    cfg = lab.plan["soak"]
+    cpus = lab.driver_cpus()
+    if cfg["rate"] > 0:
+        def fixed_rate(url: str, seconds: float) -> LoadResult:
+            return oha.run_oha(url, rate=cfg["rate"], duration_s=seconds, connections=cfg["connections"], cpus=cpus)
+        return fixed_rate, f"open loop at {cfg['rate']:g} req/s (oha, {cfg['connections']} connections at most)"
+    conns = cfg["connections"]
+    threads = max(1, min(conns, len(cpus)))
+
+    def closed_loop(url: str, seconds: float) -> LoadResult:
+        return wrk.run_wrk(url, connections=conns, threads=threads, duration_s=int(seconds), cpus=cpus)
+    return closed_loop, f"closed loop, wrk -c{conns} -t{threads}"
+
+
+def _record_interval(lab: Lab, inst: Instance, iv: Interval, start_ns: int, end_ns: int, driver: str) -> None:
+    app, mode = inst.spec.app.name, inst.spec.mode
+    r = iv.result
+    series = inst.sampler.snapshot()
+    flags = loadpoint.flags_of(r)
+    extra = {"t_start_s": round(iv.t_start_s, 3), "t_end_s": round(iv.t_end_s, 3), "driver": driver,
+             "connections": r.connections, "offered_rate": r.offered_rate, "duration_s": r.duration_s,
+             "errors": r.errors.__dict__, "driver_bound_reason": r.driver_bound_reason}
+    put = lambda metric, value, unit: lab.record(app, mode, "soak", metric, value, unit, point="interval",  # noqa: E731
+                                                 repeat=iv.index, flags=flags, extra=extra)
+    put("rps", r.rps, "req/s")
+    put("requests", r.requests, "count")
+    put("errors", r.errors.total, "count")
+    put("latency_mean_ms", r.latency.mean_ms, "ms")
+    for p in PERCENTILES:
+        put(f"latency_p{p}_ms", r.latency.percentile(p), "ms")
+    put("latency_max_ms", r.latency.max_ms, "ms")
+    put("driver_cpu_util", r.driver_cpu_utilisation, "ratio")
+    if r.offered_rate:
+        put("offered_rate", r.offered_rate, "req/s")
+    put("rss_mb", iv.rss_mean_mb, "MB")
+    put("rss_peak_mb", mb(series.peak("rss_bytes", start_ns, end_ns)), "MB")
+    put("cgroup_memory_mb", mb(series.mean("cgroup_memory_bytes", start_ns, end_ns)), "MB")
+    cpu = series.cpu_share("cgroup_cpu_s", start_ns, end_ns) or series.cpu_share("cpu_s", start_ns, end_ns)
+    put("app_cpu_share", cpu, "cpus")
+    if iv.gc is not None:
+        put("gc_collections", iv.gc.collections, "count")
+        put("gc_pause_ms", iv.gc.pause_total_ms, "ms")
+
+
+def rss_drift(intervals: list[Interval]) -> drift.Drift:
+    """Drift of the intervals' mean RSS; the first interval (warm-up) is left out when >= 4."""
+    points = [(iv.t_start_s + iv.t_end_s) / 2 for iv in intervals], [iv.rss_mean_mb for iv in intervals]
+    pairs = [(t, v) for t, v in zip(*points) if v is not None]
+    if len(pairs) >= 4:
+        pairs = pairs[1:]
+    return drift.fit([t for t, _ in pairs], [v for _, v in pairs])
+
+
+def _samples_csv(series: probes.SampleSeries, origin_ns: int) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=["t_s", *probes.SAMPLE_FIELDS])
+    writer.writeheader()
+    writer.writerows(series.rows(origin_ns))
+    return out.getvalue()
+
+
+def _finish(lab: Lab, inst: Instance, series: probes.SampleSeries | None, intervals: list[Interval],
+            soak_start_ns: int, status: str, reason: str, startup_gc: gclog.GcSummary | None,
+            gc_path, outputs: list[str], planned: int) -> None:
+    """Totals, drift, GC totals and the raw files; the outcome."""
+    app, mode = inst.spec.app.name, inst.spec.mode
+    if series is not None:
+        lab.store.add_file(lab.run_id, app, mode, "soak", "samples", "samples.csv", _samples_csv(series, inst.spawn_ns))
+    if gc_path is not None and gc_path.exists():
+        lab.store.add_file(lab.run_id, app, mode, "soak", "gc-log", "gc.log", gc_path.read_bytes())
+    if outputs:
+        lab.store.add_file(lab.run_id, app, mode, "soak", "driver-output", "intervals.txt", "\n".join(outputs))
+    flags = {"ok": [], "interrupted": ["interrupted"], "failed": ["crashed"]}.get(status, [status])
+    verdict_text = "no interval finished"
+    if intervals:
+        d = rss_drift(intervals)
+        requests = sum(iv.result.requests for iv in intervals)
+        errors = sum(iv.result.errors.total for iv in intervals)
+        measured_s = sum(iv.result.duration_s for iv in intervals)
+        extra = {"intervals": len(intervals), "planned_intervals": planned, "status": status,
+                 "sample_hz": inst.spec.sample_hz,
+                 "soak_start_s": round((soak_start_ns - inst.spawn_ns) / 1e9, 3),
+                 "wall_s": round(intervals[-1].t_end_s, 3), "drift": d.to_dict()}
+        total_flags = flags + (["errors"] if errors else [])
+
+        def put(metric: str, value: float | None, unit: str, fl: list[str] = total_flags) -> None:
+            lab.record(app, mode, "soak", metric, value, unit, flags=fl, extra=extra)
+
+        put("requests", requests, "count")
+        put("errors", errors, "count")
+        put("rps", requests / measured_s if measured_s > 0 else 0.0, "req/s")
+        put("duration_s", intervals[-1].t_end_s, "s")
+        put("intervals", len(intervals), "count")
+        put("latency_max_ms", max((iv.result.latency.max_ms or 0.0) for iv in intervals), "ms")
+        put("latency_p99_worst_ms", max((iv.result.latency.percentile("99") or 0.0) for iv in intervals), "ms")
+        rss = [iv.rss_mean_mb for iv in intervals if iv.rss_mean_mb is not None]
+        if rss:
+            put("rss_first_interval_mb", rss[0], "MB")
+            put("rss_last_interval_mb", rss[-1], "MB")
+        put("rss_drift_mb_per_h", d.slope_per_h, "MB/h", total_flags + [f"drift-{d.verdict}"])
+        verdict_text = (f"RSS {d.verdict}" + (f" ({d.slope_per_h:+.1f} MB/h, 95% CI [{d.ci_low_per_h:+.1f}, "
+                                               f"{d.ci_high_per_h:+.1f}])" if d.slope_per_h is not None else "")
+                        + f": {d.reason}")
+        gcs = [iv.gc for iv in intervals if iv.gc is not None]
+        if gcs:
+            gc_extra = {**extra, "collector": gcs[0].collector,
+                        "startup": startup_gc.to_dict() if startup_gc else None}
+            for metric, value, unit in (
+                    ("gc_collections", sum(g.collections for g in gcs), "count"),
+                    ("gc_pauses", sum(g.pauses for g in gcs), "count"),
+                    ("gc_pause_total_ms", sum(g.pause_total_ms for g in gcs), "ms"),
+                    ("gc_pause_max_ms", max(g.pause_max_ms for g in gcs), "ms"),
+                    ("gc_full_pauses", sum(g.full_pauses for g in gcs), "count")):
+                lab.record(app, mode, "soak", metric, value, unit, flags=flags, extra=gc_extra)
+    text = f"{len(intervals)} of {planned} intervals; {verdict_text}"
+    lab.outcome(app, mode, "soak", status, f"{reason}; {text}" if reason else text)
+
+
+def run(lab: Lab, app: apps.App, mode: str) -> None:
+    cfg = lab.plan["soak"]
+    drive, driver_text = _driver(lab)
+    count, length = interval_plan(cfg["duration_s"], cfg["interval_s"], whole_seconds=cfg["rate"] <= 0)
+    spec = lab.spec(app, mode)
+    # a few samples a second are plenty for drift; hours at the plan's rate would be a huge CSV
+    spec = dataclasses.replace(spec, sample_hz=min(spec.sample_hz, max(1.0, MAX_SAMPLES / cfg["duration_s"])))
+    gc_path = None
+    if is_jvm_mode(app, mode):
+        gc_path = lab.log_dir / f"{app.name}-{mode}-soak-gc.log"
+        gc_path.parent.mkdir(parents=True, exist_ok=True)
+        gc_path.unlink(missing_ok=True)
+        spec = dataclasses.replace(spec, jvm_opts=[*spec.jvm_opts, gclog.jvm_gc_log_option(gc_path)])
+    inst = Instance(spec, procs.free_port(), tag="soak")
+    intervals: list[Interval] = []
+    outputs: list[str] = []
+    status, reason = "ok", ""
+    soak_start_ns: int | None = None
+    startup_gc = None
+    try:
+        try:
+            inst.start()
+        except LabError as exc:
+            raise AppFailed(f"soak: {exc}") from exc
+        ready = probes.wait_ready(inst.base_url + app.ready_path, inst.spawn_ns, inst.running.proc,
+                                  timeout_s=lab.plan["startup"]["timeout_s"], interval_ms=20)
+        if not ready.ok:
+            raise AppFailed(f"soak: not ready: {inst.end_reason() or ready.reason}")
+        follower = gclog.GcLogFollower(gc_path) if gc_path is not None else None
+        startup_gc = follower.read_new() if follower else None
+        url = inst.base_url + cfg["path"]
+        soak_start_ns = time.monotonic_ns()
+        for i in range(count):
+            if inst.exited() is not None:
+                status, reason = "failed", f"the app ended during the soak: {inst.end_reason()}"
+                break
+            elapsed = (time.monotonic_ns() - soak_start_ns) / 1e9
+            lab.progress.update(f"interval {i + 1}/{count} ({elapsed:.0f}/{count * length:.0f} s, {driver_text})")
+            start_ns = time.monotonic_ns()
+            try:
+                result = drive(url, length)
+            except (RuntimeError, OSError, ValueError) as exc:  # incl. a driver that cannot be installed
+                status, reason = "failed", f"interval {i + 1}: {inst.end_reason() or exc}"
+                break
+            end_ns = time.monotonic_ns()
+            snapshot = inst.sampler.snapshot()
+            iv = Interval(i, (start_ns - soak_start_ns) / 1e9, (end_ns - soak_start_ns) / 1e9, result,
+                          mb(snapshot.mean("rss_bytes", start_ns, end_ns)), follower.read_new() if follower else None)
+            intervals.append(iv)
+            outputs.append(f"=== interval {i} t={iv.t_start_s:.3f}-{iv.t_end_s:.3f} s\n{result.raw_output}")
+            _record_interval(lab, inst, iv, start_ns, end_ns, driver_text)
+        else:
+            if inst.exited() is not None:
+                status, reason = "failed", f"the app ended during the soak: {inst.end_reason()}"
+    except KeyboardInterrupt:
+        status, reason = "interrupted", "stopped early (interrupted)"
+        raise
+    except Exception as exc:
+        status, reason = "failed", f"the soak stopped: {exc}"
+        raise
+    finally:
+        with signals.shielded():
+            series = inst.stop()
+            if soak_start_ns is not None:
+                try:
+                    _finish(lab, inst, series, intervals, soak_start_ns, status, reason, startup_gc, gc_path,
+                            outputs, count)
+                except Exception as exc:  # noqa: BLE001 - the finished intervals are stored already
+                    lab.warn(f"{app.name}/{mode} soak: could not store its totals: {exc}")
