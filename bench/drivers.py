@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
 
 from perflab.drivers import (ErrorCounts, LatencyStats, LoadResult,  # noqa: E402
                              assess_driver_bound, cache_dir, ensure_oha, ensure_wrk,

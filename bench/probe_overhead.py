@@ -26,7 +26,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from perflab.isolate import Cgroup, Limits, detect_cgroups  # noqa: E402
 from perflab.probes import ResourceSampler, poll_http, process_tree  # noqa: E402

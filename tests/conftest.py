@@ -12,6 +12,10 @@ import pytest
 from perflab import postgres
 
 SUPPORT = Path(__file__).parent / "support"
+# Tests start the CLI as `python -m perflab` in subprocesses: they must find the package under
+# src/ also when pytest runs outside the project's virtualenv.
+_SRC = str(Path(__file__).resolve().parent.parent / "src")
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [_SRC, os.environ.get("PYTHONPATH", "")] if p)
 
 
 @pytest.fixture(scope="session")

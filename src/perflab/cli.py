@@ -81,12 +81,25 @@ def cmd_apps(args) -> int:
         for app in found.values():
             build = apps.last_build(app)
             built = f"built {build.artifact_bytes / 1e6:.1f} MB" if build and app.artifact_path.exists() else "not built"
-            _say(f"{app.name:<16} {app.framework} {app.framework_version:<10} modes: {', '.join(app.modes):<24} {built}")
+            framework = f"{app.framework} {app.framework_version}"
+            _say(f"{app.name:<16} {framework:<24} {built:<16} modes: {', '.join(app.modes)}")
         return 0
     if args.action == "build":
         names = args.names or list(apps.discover())
         for name in names:
-            apps.build(apps.get(name), force=args.force, log=_say)
+            app = apps.get(name)
+            modes = [args.mode] if args.mode else list(app.modes)
+            built = set()
+            for mode in modes:  # a mode may have a build of its own (native, virtual threads)
+                variant = app.for_mode(mode)
+                why = apps.unavailable(app, mode)
+                if variant.build_key in built:
+                    continue
+                if why and variant.build_key != app.name:
+                    _say(f"{variant.build_key}: not built: {why}")
+                    continue
+                apps.build(variant, force=args.force, log=_say)
+                built.add(variant.build_key)
         return 0
     if args.action == "start":
         return _apps_start(args)
@@ -114,7 +127,13 @@ def _apps_start(args) -> int:
     mode = args.mode or next(iter(app.modes))
     port = args.port or procs.free_port()
     log_path = work_dir() / "logs" / f"{app.name}-{mode}.log"
-    running = apps.launch(app, mode, port=port, db_env=conn.app_env(), log_path=log_path, jdk=args.jdk)
+    why = apps.unavailable(app, mode, args.jdk)
+    if why:
+        raise LabError(f"{app.name} mode {mode} is {why}")
+    variant = app.for_mode(mode)
+    if not variant.artifact_path.exists():
+        raise LabError(f"{variant.build_key} is not built", fix=f"./perflab apps build {app.name} --mode {mode}")
+    running = apps.launch(variant, mode, port=port, db_env=conn.app_env(), log_path=log_path, jdk=args.jdk)
     try:
         _say(f"starting {app.name} ({mode}) on port {port}; log: {log_path}")
         seconds = apps.wait_ready(running, timeout=args.timeout)
@@ -269,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("action", choices=["list", "build", "start", "stop"])
     a.add_argument("names", nargs="*", help="app names (build/stop: default all; start: exactly one)")
     a.add_argument("--force", action="store_true", help="build even if the sources are unchanged")
-    a.add_argument("--mode", help="start: the mode to run (default: the app's first)")
+    a.add_argument("--mode", help="build/start: the mode (default: build all modes' artifacts; start the first mode)")
     a.add_argument("--port", type=int, help="start: HTTP port (default: a free one)")
     a.add_argument("--jdk", type=int, help="start: run on this JDK major version instead of the mode's")
     a.add_argument("--timeout", type=float, default=180.0, help="start: seconds to wait for readiness (default 180)")
@@ -294,7 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["test"] and not {"-h", "--help"} & set(argv[1:2]):
+        # everything after `test` belongs to pytest, options included
+        args = argparse.Namespace(func=cmd_test, pytest_args=argv[1:])
+    else:
+        args = build_parser().parse_args(argv)
     signals.install()
     try:
         return args.func(args) or 0

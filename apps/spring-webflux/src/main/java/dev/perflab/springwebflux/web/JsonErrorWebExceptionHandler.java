@@ -1,0 +1,53 @@
+package dev.perflab.springwebflux.web;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.webflux.error.ErrorWebExceptionHandler;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.stereotype.Component;
+import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.server.ServerWebExchange;
+
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Replaces Spring Boot's DefaultErrorWebExceptionHandler ({"timestamp","path",...}) for errors
+ * that reach no controller advice: those raised by web filters (see HealthPaths) or by the
+ * server itself. Same JSON body as ApiExceptionHandler.
+ */
+@Component
+@Order(-2)
+public class JsonErrorWebExceptionHandler implements ErrorWebExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(JsonErrorWebExceptionHandler.class);
+
+    private final JsonMapper json;
+
+    public JsonErrorWebExceptionHandler(JsonMapper json) {
+        this.json = json;
+    }
+
+    @Override
+    public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (response.isCommitted()) {
+            return Mono.error(ex);
+        }
+        HttpStatusCode status = ex instanceof ResponseStatusException rse
+                ? rse.getStatusCode()
+                : HttpStatus.INTERNAL_SERVER_ERROR;
+        if (status.is5xxServerError()) {
+            log.error("Unhandled exception", ex);
+        }
+        HttpStatus known = HttpStatus.resolve(status.value());
+        ErrorBody body = new ErrorBody(status.value(), known != null ? known.getReasonPhrase() : "Error");
+        response.setStatusCode(status);
+        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(json.writeValueAsBytes(body))));
+    }
+}
