@@ -1,5 +1,10 @@
-"""Conformance: every app under apps/ against the contract, black-box over HTTP, on a real
-PostgreSQL loaded with the contract's seed; then all apps must give the same normalised answers."""
+"""Conformance: every app and mode under apps/ against the contract, black-box over HTTP, on a
+real PostgreSQL loaded with the contract's seed; then all of them must give the same normalised
+answers.
+
+Modes that cannot run here (no native-image) are left out, and so are AOT-cache modes: they run
+the code of their JDK's plain mode, and the lab checks every AOT training instance against the
+contract before it measures anything."""
 
 from __future__ import annotations
 
@@ -11,7 +16,17 @@ from perflab import apps, contract, postgres, procs
 
 pytestmark = pytest.mark.slow
 
-APP_NAMES = sorted(apps.discover())
+def _targets() -> list[str]:
+    found = []
+    for name, app in sorted(apps.discover().items()):
+        for mode_name, mode in app.modes.items():
+            if mode.aot or apps.unavailable(app, mode_name):
+                continue
+            found.append(f"{name}/{mode_name}")
+    return found
+
+
+TARGETS = _targets()
 
 
 def _poll_ready(base_url: str, want: int, timeout: float) -> int | None:
@@ -31,19 +46,19 @@ def conformance(database, tmp_path_factory):
     cluster, conn = database
     logs = tmp_path_factory.mktemp("conformance-logs")
     results = {}
-    for name in APP_NAMES:
-        app = apps.get(name)
+    for target in TARGETS:
+        name, mode = target.split("/")
+        app = apps.get(name).for_mode(mode)
         result = {"outcomes": [], "error": None, "ready_down": None, "ready_back": None}
-        results[name] = result
+        results[target] = result
         try:
             apps.build(app)
         except Exception as exc:  # a build failure is this app's failure, not the others'
             result["error"] = f"build failed: {exc}"
             continue
         postgres.load_contract(conn)
-        mode = next(iter(app.modes))
         running = apps.launch(app, mode, port=procs.free_port(), db_env=conn.app_env(),
-                              log_path=logs / f"{name}.log")
+                              log_path=logs / f"{name}-{mode}.log")
         try:
             apps.wait_ready(running, timeout=240)
             result["outcomes"] = contract.run_cases(running.base_url)
@@ -63,7 +78,7 @@ def conformance(database, tmp_path_factory):
     return results
 
 
-@pytest.mark.parametrize("name", APP_NAMES)
+@pytest.mark.parametrize("name", TARGETS)
 def test_app_answers_every_contract_case(conformance, name):
     result = conformance[name]
     assert result["error"] is None, result["error"]
@@ -72,7 +87,7 @@ def test_app_answers_every_contract_case(conformance, name):
     assert not problems, f"{name} deviates from the contract:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize("name", APP_NAMES)
+@pytest.mark.parametrize("name", TARGETS)
 def test_readiness_follows_the_database(conformance, name):
     result = conformance[name]
     assert result["error"] is None, result["error"]
@@ -82,10 +97,10 @@ def test_readiness_follows_the_database(conformance, name):
 
 
 def test_all_apps_give_the_same_normalised_answers(conformance):
-    if len(APP_NAMES) < 2:
+    if len(TARGETS) < 2:
         pytest.skip("only one app")
     by_app = {name: {o.case.id: o.normalised for o in r["outcomes"]} for name, r in conformance.items()
               if r["outcomes"]}
-    assert len(by_app) == len(APP_NAMES), "some app produced no answers (see the tests above)"
+    assert len(by_app) == len(TARGETS), "some app produced no answers (see the tests above)"
     diffs = contract.differences(by_app)
     assert not diffs, "apps answer differently:\n" + "\n".join(diffs)
