@@ -13,7 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from perflab import apps, contract, probes, procs
+from perflab import apps, contract, isolate, probes, procs
 from perflab.drivers import wrk
 from perflab.errors import LabError
 from perflab.instance import Instance
@@ -40,6 +40,9 @@ def train(lab: Lab, app: apps.App, mode_name: str) -> tuple[list[str], dict]:
     cache.unlink(missing_ok=True)
     spec = lab.spec(app, mode_name)
     spec.jvm_opts = spec.jvm_opts + [f"-XX:AOTCacheOutput={cache}"]
+    # Training is not measured: no CPU quota, and room for the second JVM that the JDK forks at exit
+    # to assemble the cache (under the plan's limits it can take minutes or be starved).
+    spec.limits = isolate.Limits(cpus=spec.limits.cpus, memory_mb=(spec.limits.memory_mb or 1024) * 2)
     inst = Instance(spec, tag="aot-training").start()
     info: dict = {"cache": str(cache)}
     try:
@@ -53,15 +56,16 @@ def train(lab: Lab, app: apps.App, mode_name: str) -> tuple[list[str], dict]:
         for path in ("/fruits", "/todos"):
             wrk.run_wrk(inst.base_url + path, connections=4, threads=1, duration_s=5, cpus=lab.driver_cpus())
         started = time.monotonic()
+        lab.progress.update("writing the AOT cache")
         # SIGTERM only (no quick SIGKILL): the cache is written while the JVM exits
-        procs.stop_group(inst.pid, timeout=120, proc=inst.running.proc)
+        procs.stop_group(inst.pid, timeout=600, proc=inst.running.proc)
         info["exit_code"] = inst.running.proc.returncode
         info["write_s"] = round(time.monotonic() - started, 2)
     finally:
         inst.stop()
     if not cache.exists() or cache.stat().st_size == 0:
-        raise AppFailed(f"AOT training did not write a cache (exit {info.get('exit_code')}); "
-                        f"see {inst.log_path}:\n{procs.tail(inst.log_path, 8)}")
+        raise AppFailed(f"AOT training did not write a cache (JVM exit {info.get('exit_code')} after "
+                        f"{info.get('write_s')} s); see {inst.log_path}")
     info["cache_mb"] = round(cache.stat().st_size / 1e6, 1)
     return [f"-XX:AOTCache={cache}", "-XX:AOTMode=on"], info
 

@@ -52,9 +52,9 @@ class Lab:
         self.store.add_figure(self.run_id, app, mode, scenario, metric, value, unit, point=point, repeat=repeat,
                               flags=flags, extra=extra)
 
-    def outcome(self, app: str, mode: str, scenario: str, status: str, reason: str = "") -> None:
+    def outcome(self, app: str, mode: str, scenario: str, status: str, reason: str = "", *, quiet: bool = False) -> None:
         self.store.add_outcome(self.run_id, app, mode, scenario, status, reason)
-        if status != "ok":
+        if status != "ok" and not quiet:
             self.warn(f"{app}/{mode} {scenario}: {status}" + (f": {reason}" if reason else ""))
 
     def warn(self, text: str) -> None:

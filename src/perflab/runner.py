@@ -220,9 +220,12 @@ def _run_target(lab: Lab, target: Target) -> None:
     total = _steps_for(lab, target)
     done_before = lab.progress.done
     if target.unavailable:
+        reason = target.unavailable.removeprefix("unavailable: ")
+        lab.warn(f"{app.name}/{mode}: not measured, unavailable: {reason}")
         for s in [s for s in sc if s in IMPLEMENTED and s != "footprint"]:
-            lab.outcome(app.name, mode, s, "unavailable", target.unavailable)
-        lab.progress.finish(skipped=total - 1) if total else None
+            lab.outcome(app.name, mode, s, "unavailable", reason, quiet=True)
+        if total:
+            lab.progress.finish(skipped=total - 1)
         return
     postgres.load_contract(lab.db)
     verified = not lab.plan["verify"]
@@ -243,7 +246,7 @@ def _run_target(lab: Lab, target: Target) -> None:
     except AppFailed as exc:
         lab.outcome(app.name, mode, "run", "failed", str(exc))
         for s in [s for s in sc if s in IMPLEMENTED and s != "footprint"]:
-            lab.outcome(app.name, mode, s, "not-measured", f"the app failed: {exc}")
+            lab.outcome(app.name, mode, s, "not-measured", f"the app failed: {exc}", quiet=True)
     finally:
         left = total - (lab.progress.done - done_before)
         if left > 0:

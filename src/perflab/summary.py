@@ -96,6 +96,15 @@ def render(view: RunView) -> str:
     sections.append(("latency (open loop): p99 ms", point_table(view, "latency", "latency_p99_ms")))
     sections.append(("write: req/s", point_table(view, "write", "rps")))
     sections.append(("write: mean latency ms", point_table(view, "write", "latency_mean_ms")))
+    sections.append(("scaleup: launch to /health/ready, warm launches (ms)",
+                     metric_table(view, "scaleup", [("ready_ms", "ready ms")], point="warm")))
+    sections.append(("coldstart: time to first response vs the Go reference (ms)",
+                     metric_table(view, "coldstart", [("ttfr_ms", "TTFR"), ("reference_ttfr_ms", "reference TTFR"),
+                                                      ("ttfr_minus_reference_ms", "difference")], point="pairs")))
+    sections.append(("density: instances in the budget", metric_table(view, "density", [("instances", "instances"), ("instances_lost", "lost")], point="")))
+    sections.append(("density: memory at rest (MB)", metric_table(view, "density", [("instance_rss_mb", "per instance"), ("total_rss_mb", "total RSS"), ("cgroup_memory_mb", "cgroup")], point="rest")))
+    sections.append(("density: all instances loaded together (req/s)", metric_table(view, "density", [("aggregate_rps", "measured"), ("projected_rps", "RT-2019 projection"), ("aggregate_vs_projection", "measured / projected")], point="load")))
+    sections.append(("soak", metric_table(view, "soak", [("requests", "requests"), ("errors", "errors"), ("rss_drift_mb_per_h", "RSS drift MB/h"), ("gc_collections", "GCs"), ("gc_pause_total_ms", "GC pause ms")], point="")))
     for title, body in sections:
         if body:
             out += ["", title, body]

@@ -69,7 +69,8 @@ _MEMORY_METRICS = {"rss_after_first_mb", "cgroup_after_first_mb", "rss_rest_mb"}
 def run(lab: Lab, app, mode: str, *, verify: bool) -> None:
     """Raises AppFailed when the app cannot start (or fails verification on the first launch)."""
     cfg = lab.plan["startup"]
-    with_memory = "memory" in (lab.current_scenarios or lab.plan["scenarios"])
+    # memory at start and at rest come from these launches: also for modes that get no load scenarios
+    with_memory = "memory" in lab.plan["scenarios"]
     rest_s = lab.plan["memory"]["rest_s"] if with_memory else None
     for i in range(cfg["runs"]):
         point = "cold" if i == 0 else "warm"
