@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -18,21 +21,29 @@ _SRC = str(Path(__file__).resolve().parent.parent / "src")
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [_SRC, os.environ.get("PYTHONPATH", "")] if p)
 
 
-@pytest.fixture(scope="session")
-def database(tmp_path_factory):
-    """A real private PostgreSQL cluster, separate from the user's lab database."""
-    root = tmp_path_factory.mktemp("pg")
-    os.chmod(root, 0o755)
-    for parent in root.parents:  # the unprivileged server user must be able to enter it
-        if str(parent).startswith("/tmp") and parent != Path("/tmp"):
-            os.chmod(parent, 0o755)
-    cluster = postgres.Cluster(root / "db")
-    conn = cluster.start()
+@contextlib.contextmanager
+def cluster_dir():
+    """A folder the unprivileged PostgreSQL user can enter. Not under pytest's base temp: pytest
+    keeps /tmp/pytest-of-<user> at mode 0700 (and resets it when another session starts)."""
+    path = Path(tempfile.mkdtemp(prefix="perflab-test-pg-"))
+    os.chmod(path, 0o755)
     try:
-        postgres.load_contract(conn)
-        yield cluster, conn
+        yield path
     finally:
-        cluster.stop(quiet=True)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def database():
+    """A real private PostgreSQL cluster, separate from the user's lab database."""
+    with cluster_dir() as root:
+        cluster = postgres.Cluster(root / "db")
+        conn = cluster.start()
+        try:
+            postgres.load_contract(conn)
+            yield cluster, conn
+        finally:
+            cluster.stop(quiet=True)
 
 
 @pytest.fixture

@@ -72,7 +72,8 @@ def conformance(database, tmp_path_factory):
                 cluster.start(port=conn.port)
             result["ready_back"] = _poll_ready(running.base_url, 200, timeout=60)
         except Exception as exc:
-            result["error"] = f"{exc}\n{procs.tail(running.log_path, 30)}"
+            detail = exc.render() if hasattr(exc, "render") else str(exc)
+            result["error"] = f"{detail}\n{procs.tail(running.log_path, 30)}"
         finally:
             running.stop()
     return results

@@ -19,7 +19,7 @@ import pytest
 from perflab import apps, postgres, procs
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT
-from tests.conftest import write_standin_app
+from tests.conftest import cluster_dir, write_standin_app
 
 
 def _pids_from_log(log: Path) -> list[int]:
@@ -145,9 +145,13 @@ def test_ctrl_c_while_an_app_starts_leaves_nothing_running(cli_env, workdir):
     assert procs.recall("app-slowpoke") is None
 
 
-def test_db_start_twice_and_port_taken_and_stop_leaves_no_server(tmp_path):
-    root = tmp_path / "db"
-    os.chmod(tmp_path, 0o755)
+def test_db_start_twice_and_port_taken_and_stop_leaves_no_server():
+    with cluster_dir() as base:
+        _db_start_twice_and_port_taken_and_stop_leaves_no_server(base)
+
+
+def _db_start_twice_and_port_taken_and_stop_leaves_no_server(base: Path):
+    root = base / "db"
     cluster = postgres.Cluster(root)
     conn = cluster.start()
     try:
@@ -156,7 +160,7 @@ def test_db_start_twice_and_port_taken_and_stop_leaves_no_server(tmp_path):
         assert postgres.run_sql(conn, "SELECT 40 + 2").strip() == "42"
         with pytest.raises(LabError, match="already running"):
             cluster.start()
-        other = postgres.Cluster(tmp_path / "db2")
+        other = postgres.Cluster(base / "db2")
         with pytest.raises(LabError, match=f"port {conn.port} on 127.0.0.1 is already in use"):
             other.start(port=conn.port)
     finally:
