@@ -32,7 +32,6 @@ class Lab:
     log_dir: Path
     warnings: list[str] = field(default_factory=list)
     mode_opts: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # e.g. a trained AOT cache
-    current_scenarios: list[str] = field(default_factory=list)  # the scenarios of the app/mode being measured
 
     def spec(self, app, mode: str, *, memory_mb: int | None = None, cgroup=None) -> InstanceSpec:
         limits = self.plan["limits"]

@@ -230,7 +230,6 @@ def _run_target(lab: Lab, target: Target) -> None:
     postgres.load_contract(lab.db)
     verified = not lab.plan["verify"]
     try:
-        lab.current_scenarios = sc
         if app.modes[mode].prepare or app.modes[mode].aot:
             lab.progress.update("preparing the mode")
             lab.mode_opts[(app.name, mode)] = aot.prepare_target(lab, app, mode)

@@ -33,7 +33,7 @@ reference = "{reference}"
 runs = 3
 """
 
-DELAY_S = 0.6  # the stand-in app waits this long before it listens; the reference does not wait
+DELAY_S = 1.5  # the stand-in app waits this long before it listens; the reference does not wait
 
 
 @pytest.fixture
