@@ -10,10 +10,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * A duplicate value is found by a lookup in the writing transaction (or, when two writers race,
- * by the unique constraint) and answered 409.
+ * by the unique constraint) and answered 409. The read is a single statement, outside a
+ * transaction, as in FruitService.
  */
 @Service
-@Transactional(readOnly = true)
 public class DataObjectService {
 
     private final DataObjectRepository dataObjects;

@@ -1,5 +1,7 @@
 package dev.perflab.springwebflux.fruit;
 
+import java.util.List;
+
 import jakarta.validation.Valid;
 
 import org.springframework.http.ResponseEntity;
@@ -14,7 +16,6 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.util.UriComponentsBuilder;
 
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 @RestController
@@ -27,9 +28,12 @@ public class FruitController {
         this.service = service;
     }
 
+    // Collected before it is written: a Flux would be written row by row from inside the query's
+    // connection scope, and a client that goes away mid-write must not be able to strand the
+    // pooled connection (see the README).
     @GetMapping
-    public Flux<Fruit> list() {
-        return service.findAll();
+    public Mono<List<Fruit>> list() {
+        return service.findAll().collectList();
     }
 
     @GetMapping("/{id}")

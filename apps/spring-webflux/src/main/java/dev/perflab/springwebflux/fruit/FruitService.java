@@ -13,9 +13,10 @@ import reactor.core.publisher.Mono;
  * Fruit use cases, as in the Spring MVC app but non-blocking: each write is one reactive
  * transaction (R2dbcTransactionManager). A duplicate name is found by a lookup inside it; two
  * racing writers that both pass the lookup still meet the unique constraint, answered 409 too.
+ * Reads are single statements and run outside a transaction (see the README: a read-only
+ * transaction cancelled by a client that goes away can wedge its pooled connection).
  */
 @Service
-@Transactional(readOnly = true)
 public class FruitService {
 
     private final FruitRepository fruits;

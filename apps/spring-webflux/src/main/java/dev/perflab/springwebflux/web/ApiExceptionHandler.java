@@ -19,6 +19,7 @@ import org.springframework.web.bind.support.WebExchangeBindException;
 import org.springframework.web.reactive.result.method.annotation.ResponseEntityExceptionHandler;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
+import org.springframework.web.util.DisconnectedClientHelper;
 
 import reactor.core.publisher.Mono;
 
@@ -52,10 +53,16 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         return ErrorBody.response(HttpStatus.CONFLICT, "That value already exists");
     }
 
+    // A client that closed its connection mid-request (reactor-netty's AbortedException and the
+    // like) is neither a server error nor someone to answer: no ERROR log, no 500 on a response
+    // that is already committed or has no channel left.
     @ExceptionHandler
-    ResponseEntity<Object> unexpected(Exception ex) {
+    Mono<ResponseEntity<Object>> unexpected(Exception ex) {
+        if (DisconnectedClientHelper.isClientDisconnectedException(ex)) {
+            return Mono.empty();
+        }
         log.error("Unhandled exception", ex);
-        return ErrorBody.response(HttpStatus.INTERNAL_SERVER_ERROR, "Internal server error");
+        return Mono.just(ErrorBody.response(HttpStatus.INTERNAL_SERVER_ERROR, "Internal server error"));
     }
 
     @Override

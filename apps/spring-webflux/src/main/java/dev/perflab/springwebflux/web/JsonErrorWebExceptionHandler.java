@@ -11,6 +11,7 @@ import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ResponseStatusException;
 import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.util.DisconnectedClientHelper;
 
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
@@ -35,7 +36,9 @@ public class JsonErrorWebExceptionHandler implements ErrorWebExceptionHandler {
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
         ServerHttpResponse response = exchange.getResponse();
-        if (response.isCommitted()) {
+        // Nothing to write once the response has started or the client has gone: Spring's
+        // HttpWebHandlerAdapter logs a client that went away at DEBUG, not as an error.
+        if (response.isCommitted() || DisconnectedClientHelper.isClientDisconnectedException(ex)) {
             return Mono.error(ex);
         }
         HttpStatusCode status = ex instanceof ResponseStatusException rse
