@@ -26,6 +26,7 @@ def prepare(app: apps.App, mode_name: str, log_path: Path) -> None:
         return
     argv, env_extra = apps.launch_argv(app, apps.Mode(mode.name, mode.prepare, mode.jdk))
     argv = [a for a in argv if a]
+    log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as out:
         res = subprocess.run(argv, cwd=app.dir, stdout=out, stderr=subprocess.STDOUT, timeout=300,
                              env={**apps.build_env(app), **env_extra})

@@ -242,10 +242,13 @@ def _run_target(lab: Lab, target: Target) -> None:
         if any(s in sc for s in LOAD_SCENARIOS):
             _load_scenarios(lab, target, verified)
         _own_instances(lab, app, mode, AFTER_LOAD, sc)
-    except AppFailed as exc:
-        lab.outcome(app.name, mode, "run", "failed", str(exc))
+    except (AppFailed, LabError, OSError, RuntimeError, ValueError) as exc:
+        # one app/mode failing (or a fault of the lab's own in one scenario) must not cost the
+        # rest of the run: record it and go on
+        reason = str(exc) if isinstance(exc, AppFailed) else f"{type(exc).__name__}: {exc}"
+        lab.outcome(app.name, mode, "run", "failed", reason)
         for s in [s for s in sc if s in IMPLEMENTED and s != "footprint"]:
-            lab.outcome(app.name, mode, s, "not-measured", f"the app failed: {exc}", quiet=True)
+            lab.outcome(app.name, mode, s, "not-measured", f"the app/mode failed: {reason}", quiet=True)
     finally:
         left = total - (lab.progress.done - done_before)
         if left > 0:
