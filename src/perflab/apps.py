@@ -424,23 +424,3 @@ def wait_ready(running: Running, timeout: float = 120.0, path: str | None = None
                 details="last lines of its log:\n" + procs.tail(running.log_path, 20),
                 fix=f"see {running.log_path}")
         time.sleep(interval)
-
-
-def startup_from_log(app: App, log_path: Path) -> float | None:
-    """The framework's own start time in ms, parsed from its log, or None."""
-    if not app.startup_log_regex:
-        return None
-    regex = re.compile(app.startup_log_regex)
-    try:
-        text = log_path.read_text(errors="replace")
-    except OSError:
-        return None
-    for line in text.splitlines():
-        m = regex.search(line)
-        if m:
-            groups = m.groupdict()
-            if groups.get("seconds"):
-                return float(groups["seconds"]) * 1000.0
-            if groups.get("millis"):
-                return float(groups["millis"])
-    return None

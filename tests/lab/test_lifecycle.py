@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from perflab import apps, postgres, procs
+from perflab import apps, postgres, probes, procs
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT
 from tests.conftest import cluster_dir, write_standin_app
@@ -48,7 +48,8 @@ def test_ready_app_reports_time_and_framework_start_and_stops_whole_tree(tmp_pat
     try:
         seconds = apps.wait_ready(running, timeout=20)
         assert seconds >= 0.3
-        assert apps.startup_from_log(running.app, running.log_path) == pytest.approx(300)
+        said = probes.watch_start_log(running.log_path, running.app.startup_log_regex, timeout_s=0)
+        assert said.ok and said.millis == pytest.approx(300)
         pids = _wait_for_pids(running.log_path)
     finally:
         running.stop()
