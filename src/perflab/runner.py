@@ -177,7 +177,7 @@ def run_plan(plan: Plan, say=print) -> str:
     try:
         with provision_db(run_id, topology, setup, say) as (conn, db_pid, db_placement):
             env["db_placement"] = db_placement
-            store.db.execute("UPDATE runs SET environment_json=? WHERE id=?", (__import__("json").dumps(env), run_id))
+            store.update_environment(run_id, env)
             lab = Lab(store, run_id, plan, topology, setup, conn, db_pid, progress, log_dir)
             for scenario in not_yet:
                 lab.outcome("*", "*", scenario, "not-run", "this scenario is not implemented yet")
@@ -307,6 +307,4 @@ def _load_scenarios(lab: Lab, target: Target, verified: bool) -> None:
             path = lab.store.run_dir(lab.run_id) / f"{app.name}-{mode}" / "samples-load-instance.csv"
             path.parent.mkdir(parents=True, exist_ok=True)
             series.write_csv(path, origin_ns=inst.spawn_ns)
-            lab.store.db.execute("INSERT INTO files (run_id, app, mode, scenario, kind, path) VALUES (?,?,?,?,?,?)",
-                                 (lab.run_id, app.name, mode, "memory", "samples",
-                                  str(path.relative_to(lab.store.path.parent))))
+            lab.store.register_file(lab.run_id, app.name, mode, "memory", "samples", path)

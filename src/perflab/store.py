@@ -125,9 +125,16 @@ class Store:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / name
         path.write_bytes(content.encode() if isinstance(content, str) else content)
+        self.register_file(run_id, app, mode, scenario, kind, path)
+        return path
+
+    def register_file(self, run_id: str, app: str, mode: str, scenario: str, kind: str, path: Path) -> None:
+        """Record a file already written under the run's folder (e.g. a samples CSV)."""
         self.db.execute("INSERT INTO files (run_id, app, mode, scenario, kind, path) VALUES (?,?,?,?,?,?)",
                         (run_id, app, mode, scenario, kind, str(path.relative_to(self.path.parent))))
-        return path
+
+    def update_environment(self, run_id: str, environment: dict) -> None:
+        self.db.execute("UPDATE runs SET environment_json=? WHERE id=?", (json.dumps(environment), run_id))
 
     # --- reading ------------------------------------------------------------------------------
 
