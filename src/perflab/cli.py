@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import time
@@ -150,14 +149,15 @@ def _apps_start(args) -> int:
 
 # --- run, quick, results --------------------------------------------------------------------------
 
-def _run_and_summarise(plan_obj) -> int:
-    from perflab import results, runner, summary
+def _run_and_summarise(plan_obj, apps_root=None) -> int:
+    from perflab import results, runner
+    from perflab.report import summary
     from perflab.store import Store
 
     run_id = None
     view = None
     try:
-        run_id = runner.run_plan(plan_obj, say=_say)
+        run_id = runner.run_plan(plan_obj, say=_say, apps_root=apps_root)
     finally:
         if run_id is None:
             last = Store().run("last")
@@ -186,13 +186,12 @@ def cmd_run(args) -> int:
             raise LabError("--app-jar/--app-cmd need --url http://127.0.0.1:PORT/PATH (the endpoint to load)")
         root, name, path = byo.make_app(jar=args.app_jar, cmd=args.app_cmd, url=args.url, ready_url=args.ready_url,
                                         name=args.name, jdk=args.jdk)
-        os.environ["PERFLAB_APPS_DIR"] = str(root)
-        return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path))
+        return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path), apps_root=root)
     if not args.plan:
         raise LabError("run needs a plan (quick, rt2019, lab2020, kt2020 or a .toml file), or --app-jar/--app-cmd")
     plan_obj = plan.load(args.plan, known_apps=list(apps.discover()))
     if args.apps:
-        plan_obj.data["apps"] = args.apps
+        plan_obj = plan.validate({**plan_obj.data, "apps": args.apps}, plan_obj.source, known_apps=list(apps.discover()))
     return _run_and_summarise(plan_obj)
 
 
@@ -201,15 +200,15 @@ def cmd_quick(args) -> int:
 
     plan_obj = plan.load("quick", known_apps=list(apps.discover()))
     if args.apps:
-        plan.validate({**plan_obj.data, "apps": args.apps}, "quick", known_apps=list(apps.discover()))
-        plan_obj.data["apps"] = args.apps
+        plan_obj = plan.validate({**plan_obj.data, "apps": args.apps}, "quick", known_apps=list(apps.discover()))
     return _run_and_summarise(plan_obj)
 
 
 def cmd_results(args) -> int:
     import json as _json
 
-    from perflab import results, summary
+    from perflab import results
+    from perflab.report import summary
     from perflab.store import Store
 
     store = Store()
@@ -219,7 +218,7 @@ def cmd_results(args) -> int:
             _say("no runs stored yet; ./perflab quick makes one")
             return 0
         for r in rows:
-            n = store.db.execute("SELECT COUNT(*) FROM figures WHERE run_id=?", (r["id"],)).fetchone()[0]
+            n = store.figure_count(r["id"])
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["started_at"]))
             _say(f"{r['id']}  {started}  {r['plan_name']:<8} {r['status']:<11} {n:>5} figures  method {r['method_hash']}")
         return 0

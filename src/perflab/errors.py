@@ -19,3 +19,7 @@ class LabError(Exception):
         if self.fix:
             text += f"\nfix: {self.fix}"
         return text
+
+
+class AppFailed(Exception):
+    """This app/mode cannot be measured further in this run (the reason is recorded)."""

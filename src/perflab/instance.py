@@ -8,11 +8,12 @@ as crashed, or as OOM-killed when its cgroup counted an OOM kill.
 from __future__ import annotations
 
 import itertools
-import time
+import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from perflab import apps, isolate, probes, procs, signals
+from perflab.errors import AppFailed
 
 JVM_FLAG_PRINT = "-XX:+PrintCommandLineFlags"  # the JVM logs the GC and heap it chose
 _counter = itertools.count(1)
@@ -97,6 +98,28 @@ class Instance:
             return f"killed by signal {-code}"
         return f"exited with code {code}"
 
+    def _poll(self, path: str, timeout_s: float, interval_ms: float, failure: str) -> probes.PollResult:
+        result = probes.poll_http(self.base_url + path, self.spawn_ns, self.running.proc, timeout_s=timeout_s,
+                                  interval_ms=interval_ms)
+        if not result.ok:
+            raise AppFailed(f"{failure}: {self.end_reason() or result.reason}")
+        return result
+
+    def wait_until_ready(self, timeout_s: float, interval_ms: float = 20.0) -> probes.PollResult:
+        """Launch -> the app's readiness path answers 200; AppFailed says why it did not (the
+        instance's end: OOM kill, crash, signal; or the poll's time-out)."""
+        return self._poll(self.spec.app.ready_path, timeout_s, interval_ms, "not ready")
+
+    def first_response(self, path: str, timeout_s: float, interval_ms: float = 5.0) -> probes.PollResult:
+        """Launch -> the first 200 of `path` (time to first response); AppFailed says why not."""
+        return self._poll(path, timeout_s, interval_ms, "no first response")
+
+    def check_alive(self) -> None:
+        """AppFailed if the instance has ended (why: OOM kill, crash, signal)."""
+        reason = self.end_reason()
+        if reason:
+            raise AppFailed(reason)
+
     def jvm_flags(self) -> str:
         """The flags the JVM printed (GC, heap), if it did."""
         try:
@@ -130,14 +153,16 @@ class Instance:
         self.stop()
 
 
-def wait_until_ready(inst: Instance, path: str, timeout_s: float, interval_ms: float = 5.0) -> probes.PollResult:
-    return probes.poll_http(inst.base_url + path, inst.spawn_ns, inst.running.proc, timeout_s=timeout_s,
-                            interval_ms=interval_ms)
+def stop_all(instances: list[Instance]) -> None:
+    """Stop many instances: SIGTERM to all first so they shut down in parallel, then each for good."""
+    with signals.shielded():
+        for inst in instances:
+            if inst.running is not None and not inst.stopped_by_lab:
+                procs.signal_group(inst.pid, signal.SIGTERM)
+        for inst in reversed(instances):
+            inst.stop()
 
 
 def mb(value: float | None) -> float | None:
     return None if value is None else value / (1024 * 1024)
 
-
-def settle(seconds: float) -> None:
-    time.sleep(max(0.0, seconds))

@@ -8,15 +8,13 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from perflab import isolate, probes
+from perflab.errors import AppFailed  # noqa: F401 - scenarios import it from here
 from perflab.instance import InstanceSpec
 from perflab.plan import Plan
+from perflab.scenario import NO_POINT, Point
 from perflab.postgres import Connection
 from perflab.progress import Progress
 from perflab.store import Store
-
-
-class AppFailed(Exception):
-    """This app/mode cannot be measured further in this run (the reason is recorded)."""
 
 
 @dataclass
@@ -42,14 +40,15 @@ class Lab:
                                   memory_mb=memory_mb or limits["memory_mb"]),
             db_env=self.db.app_env(), log_dir=self.log_dir,
             jvm_opts=list(limits["jvm_opts"]) + self.mode_opts.get((app.name, mode), []),
-            jdk=limits["jdk"] or None, sample_hz=self.plan["memory"]["sample_hz"], setup=self.setup, cgroup=cgroup)
+            jdk=limits["jdk"] or None, sample_hz=self.plan["sample_hz"], setup=self.setup, cgroup=cgroup)
 
     def record(self, app: str, mode: str, scenario: str, metric: str, value: float | None, unit: str,
-               *, point: str = "", repeat: int = 0, flags: Iterable[str] = (), extra: dict[str, Any] | None = None) -> None:
+               *, point: Point = NO_POINT, repeat: int = 0, flags: Iterable[str] = (),
+               extra: dict[str, Any] | None = None) -> None:
         if value is None:
             return
-        self.store.add_figure(self.run_id, app, mode, scenario, metric, value, unit, point=point, repeat=repeat,
-                              flags=flags, extra=extra)
+        self.store.add_figure(self.run_id, app, mode, scenario, metric, value, unit, point=point.label,
+                              params=dict(point.params), repeat=repeat, flags=flags, extra=extra)
 
     def outcome(self, app: str, mode: str, scenario: str, status: str, reason: str = "", *, quiet: bool = False) -> None:
         self.store.add_outcome(self.run_id, app, mode, scenario, status, reason)

@@ -1,92 +1,101 @@
 """A lab plan (TOML): which apps x modes x scenarios, under which limits and topology, how many
-repeats, with each scenario's parameters. Validated up front with errors that name the bad key and
-the allowed values, so a typo never silently falls back to a default.
+repeats, with each scenario's settings. The schema is built from the scenario registry: every
+scenario's settings table (its keys, types, defaults and units) is a table of the plan, so a typo
+or a wrong type is an error that names the key and what is allowed, never a silent default.
 
-Built-in plans live in perflab/plans/ (quick, rt2019, lab2020, kt2020); `perflab run FILE` takes
-a user's own. Every default is written into the stored plan, so a run records exactly what it did.
+Built-in plans live in perflab/plans/; `perflab run FILE` takes a user's own. Every default is
+written into the stored plan, so a run records exactly what it did.
 """
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from pydantic import create_model, model_validator
+
+from perflab import cost_assumptions
 from perflab.errors import LabError
+from perflab.settings import Settings, setting, validate as validate_settings
 
 PLANS_DIR = Path(__file__).parent / "plans"
+DEFAULT_SCENARIOS = ["footprint", "startup", "memory", "sweep", "latency", "write"]
 
-SCENARIOS = ["footprint", "startup", "memory", "sweep", "latency", "write", "density", "scaleup",
-             "coldstart", "soak"]
-IMPLEMENTED = set(SCENARIOS)
 
-# Each table: key -> (type or tuple of types, default). A default of None means "required or unset".
-_SPEC: dict[str, dict[str, tuple[Any, Any]]] = {
-    "": {
-        "name": (str, None), "description": (str, ""), "apps": (list, ["all"]), "modes": (list, ["all"]),
-        "scenarios": (list, ["footprint", "startup", "memory", "sweep", "latency", "write"]),
-        "repeats": (int, 3), "reductions": (list, []),
-        "limits": (dict, {}), "topology": (dict, {}), "startup": (dict, {}), "memory": (dict, {}),
-        "sweep": (dict, {}), "latency": (dict, {}), "write": (dict, {}), "footprint": (dict, {}),
-        "density": (dict, {}), "scaleup": (dict, {}), "coldstart": (dict, {}), "soak": (dict, {}),
-        "verify": (bool, True), "cv_threshold": (float, 0.10), "mode_scenarios": (dict, {}),
-        "cost": (dict, {}),  # LAB-2020 cost-model assumptions; checked by perflab.report.cost
-    },
-    "limits": {
-        "cpus": (int, 1), "memory_mb": (int, 1024), "jvm_opts": (list, []), "jdk": (int, 0),
-    },
-    "topology": {
-        "app_cpus": (list, []), "driver_cpus": (list, []), "db_cpus": (list, []),
-    },
-    "startup": {
-        "runs": (int, 5), "timeout_s": (float, 180.0), "poll_ms": (float, 5.0), "path": (str, ""),
-    },
-    "memory": {
-        "rest_s": (float, 5.0), "load_path": (str, "/fruits"), "load_connections": (int, 10),
-        "load_duration_s": (float, 10.0), "warmup_s": (float, 5.0), "sample_hz": (float, 20.0),
-    },
-    "sweep": {
-        "series": (list, None), "duration_s": (float, 10.0), "warmup_s": (float, 10.0), "threads": (int, 0),
-        "timeout_s": (float, 2.0),
-    },
-    "latency": {
-        "path": (str, "/fruits"), "fractions": (list, [0.25, 0.5, 0.75]), "duration_s": (float, 10.0),
-        "connections": (int, 20), "warmup_s": (float, 5.0),
-    },
-    "write": {
-        "connections": (int, 10), "threads": (int, 2), "duration_s": (float, 10.0), "warmup_s": (float, 5.0),
-    },
-    "footprint": {},
-    "density": {
-        "budget_mb": (int, 2048), "max_instances": (int, 40), "load_duration_s": (float, 10.0),
-        "load_path": (str, "/fruits"), "connections_per_instance": (int, 4), "warmup_s": (float, 5.0),
-    },
-    "scaleup": {"runs": (int, 3), "timeout_s": (float, 180.0)},
-    "coldstart": {"reference": (str, "go-reference"), "runs": (int, 3)},
-    "soak": {"duration_s": (float, 120.0), "path": (str, "/fruits"), "connections": (int, 10),
-             "rate": (float, 0.0), "interval_s": (float, 10.0)},
-}
-_SERIES_KEYS = {"name": (str, None), "path": (str, None), "connections": (list, None)}
+class LimitSettings(Settings):
+    cpus: int = setting(1, "CPUs the app's cgroup may use (a quota)", "CPUs", ge=1)
+    memory_mb: int = setting(1024, "the app's memory limit", "MB", ge=64)
+    jvm_opts: list[str] = setting([], "JVM options for every JVM mode (e.g. a heap size)")
+    jdk: int = setting(0, "a JDK for every JVM mode (0: the mode's own)")
+
+    @model_validator(mode="after")
+    def _known_jdk(self):
+        if self.jdk not in (0, 11, 17, 21, 25):
+            raise ValueError("limits.jdk must be 0 (the mode's own), 11, 17, 21 or 25")
+        return self
+
+
+class TopologySettings(Settings):
+    app_cpus: list[int] = setting([], "the app's CPUs (empty: chosen by the lab)")
+    driver_cpus: list[int] = setting([], "the load driver's CPUs")
+    db_cpus: list[int] = setting([], "the database's CPUs")
+
+
+def _top_level_fields() -> dict[str, Any]:
+    return {
+        "name": (str, setting(..., "the plan's name")),
+        "description": (str, setting("", "what the plan is for")),
+        "apps": (list[str], setting(["all"], "apps to run, or all")),
+        "modes": (list[str], setting(["all"], "runtime modes to run, or all")),
+        "scenarios": (list[str], setting(list(DEFAULT_SCENARIOS), "scenarios to run, in the lab's order")),
+        "repeats": (int, setting(3, "measurements of each load point", "repeats", ge=1)),
+        "reductions": (list[str], setting([], "how this plan differs from its study")),
+        "limits": (LimitSettings, setting(LimitSettings())),
+        "topology": (TopologySettings, setting(TopologySettings())),
+        "sample_hz": (float, setting(20.0, "RSS and CPU samples a second, exec to exit", "Hz", gt=0, le=200)),
+        "verify": (bool, setting(True, "check the contract before measuring an app/mode")),
+        "cv_threshold": (float, setting(0.10, "a CV above this marks a figure noisy", "ratio", gt=0)),
+        "mode_scenarios": (dict[str, list[str]], setting({}, "narrower scenario lists for an app's extra modes")),
+        "cost": (dict, setting({}, "the cost model's assumptions (see perflab.cost_assumptions)")),
+    }
+
+
+@lru_cache(maxsize=1)
+def schema() -> type[Settings]:
+    """The plan's settings model: the top-level keys and one table per registered scenario."""
+    from perflab import registry
+
+    fields = _top_level_fields()
+    for sc in registry.all_scenarios():
+        fields[sc.name] = (sc.settings, setting(sc.settings()))
+    return create_model("PlanSettings", __base__=Settings, **fields)
 
 
 @dataclass
 class Plan:
-    """A validated plan; `data` holds every key with defaults filled in (what gets stored)."""
+    """A validated plan; `data` holds every key with defaults filled in (what gets stored), and
+    `settings(name)` a scenario's typed settings."""
 
     data: dict[str, Any]
     source: str
+    model: Any = None
 
     @property
     def name(self) -> str:
         return self.data["name"]
 
+    @property
+    def repeats(self) -> int:
+        return self.data["repeats"]
+
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
 
-    def section(self, scenario: str) -> dict[str, Any]:
-        return self.data[scenario]
+    def settings(self, scenario: str) -> Any:
+        return getattr(self.model, scenario)
 
     def scenarios_for(self, mode: str, app_default: bool = False) -> list[str]:
         """The scenarios a mode gets: mode_scenarios may narrow them for an app's extra modes (an
@@ -96,85 +105,56 @@ class Plan:
         return self.data["mode_scenarios"].get(mode, self.data["scenarios"])
 
 
-def _type_name(t) -> str:
-    names = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "a table", bool: "true/false"}
-    return names.get(t, str(t))
+def _check_scenarios(names: list[str], where: str, source: str) -> None:
+    from perflab import registry
 
-
-def _check_table(table: dict, spec: dict[str, tuple[Any, Any]], where: str, source: str) -> dict:
-    out = {}
-    unknown = sorted(set(table) - set(spec))
+    allowed = registry.plannable_names()
+    unknown = [s for s in names if s not in allowed]
     if unknown:
-        raise LabError(f"{source}: unknown key {where}{unknown[0]!s}" + (f" (and {', '.join(unknown[1:])})" if unknown[1:] else ""),
-                       fix=f"allowed keys{' in [' + where.rstrip('.') + ']' if where else ''}: {', '.join(sorted(spec)) or '(none)'}")
-    for key, (typ, default) in spec.items():
-        if key not in table:
-            if default is None and where == "" and key == "name":
-                raise LabError(f"{source}: the plan needs a 'name'")
-            out[key] = copy.deepcopy(default)
-            continue
-        value = table[key]
-        if typ is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
-            raise LabError(f"{source}: {where}{key} must be {_type_name(typ)}, got {value!r}")
-        out[key] = value
-    return out
+        raise LabError(f"{source}: unknown scenario {unknown[0]!r}" + (f" in {where}" if where else ""),
+                       fix=f"allowed scenarios: {', '.join(allowed)}")
+
+
+_FROM_STARTUP = {"scaleup": ("poll_ms",), "coldstart": ("poll_ms", "timeout_s", "path"), "density": ("timeout_s",),
+                 "soak": ("timeout_s",), "aot": ("timeout_s",)}
+
+
+def upgrade_legacy(raw: dict[str, Any]) -> dict[str, Any]:
+    """A plan written for an older perflab, in today's layout: memory.rest_s became startup.rest_s
+    (RSS at rest is measured on the start-up launches, and was only when memory was planned) and
+    density.rest_s; memory.sample_hz became the top-level sample_hz."""
+    raw = {k: (dict(v) if isinstance(v, dict) else v) for k, v in raw.items()}
+    memory = raw.get("memory")
+    if isinstance(memory, dict) and ("rest_s" in memory or "sample_hz" in memory):
+        if "rest_s" in memory:
+            rest = memory.pop("rest_s")
+            planned = "memory" in raw.get("scenarios", DEFAULT_SCENARIOS)
+            raw.setdefault("startup", {}).setdefault("rest_s", rest if planned else 0.0)
+            raw.setdefault("density", {}).setdefault("rest_s", rest)
+        if "sample_hz" in memory:
+            raw.setdefault("sample_hz", memory.pop("sample_hz"))
+    startup = raw.get("startup")
+    if isinstance(startup, dict):
+        # launches of other scenarios used to poll and wait as the plan's start-up did
+        for scenario, keys in _FROM_STARTUP.items():
+            for key in keys:
+                if key in startup and isinstance(raw.get(scenario, {}), dict):
+                    raw.setdefault(scenario, {}).setdefault(key, startup[key])
+    return raw
 
 
 def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | None = None) -> Plan:
-    data = _check_table(raw, _SPEC[""], "", source)
-    for section in [k for k, (t, _) in _SPEC[""].items() if t is dict and k in _SPEC]:
-        data[section] = _check_table(data[section], _SPEC[section], f"{section}.", source)
-    unknown = [s for s in data["scenarios"] if s not in SCENARIOS]
-    if unknown:
-        raise LabError(f"{source}: unknown scenario {unknown[0]!r}", fix=f"allowed scenarios: {', '.join(SCENARIOS)}")
-    from perflab.report import cost  # the cost model owns its assumptions' validation
-
-    data["cost"] = cost.assumptions(data["cost"])
+    model = validate_settings(schema(), upgrade_legacy(raw), source)
+    data = model.as_plan()
+    _check_scenarios(data["scenarios"], "", source)
     for mode, chosen in data["mode_scenarios"].items():
-        if not isinstance(chosen, list) or any(s not in SCENARIOS for s in chosen):
-            raise LabError(f"{source}: mode_scenarios.{mode} must be a list of scenarios",
-                           fix=f"allowed scenarios: {', '.join(SCENARIOS)}")
-    if data["repeats"] < 1:
-        raise LabError(f"{source}: repeats must be at least 1, got {data['repeats']}")
+        _check_scenarios(chosen, f"mode_scenarios.{mode}", source)
+    data["cost"] = cost_assumptions.assumptions(data["cost"])
     if known_apps is not None:
         bad = [a for a in data["apps"] if a != "all" and a not in known_apps]
         if bad:
             raise LabError(f"{source}: unknown app {bad[0]!r} in apps", fix=f"allowed apps: all, {', '.join(known_apps)}")
-    if data["limits"]["cpus"] < 1:
-        raise LabError(f"{source}: limits.cpus must be at least 1")
-    if data["limits"]["memory_mb"] < 64:
-        raise LabError(f"{source}: limits.memory_mb must be at least 64 (MB)")
-    if data["limits"]["jdk"] not in (0, 11, 17, 21, 25):
-        raise LabError(f"{source}: limits.jdk must be 0 (the mode's own), 11, 17, 21 or 25, got {data['limits']['jdk']}")
-    series = data["sweep"]["series"]
-    if series is None:
-        data["sweep"]["series"] = series = [{"name": "fruits", "path": "/fruits", "connections": [1, 5, 10, 20, 40]}]
-    for i, s in enumerate(series):
-        if not isinstance(s, dict):
-            raise LabError(f"{source}: sweep.series[{i}] must be a table with name, path, connections")
-        checked = _check_table(s, _SERIES_KEYS, f"sweep.series[{i}].", source)
-        for key in ("name", "path", "connections"):
-            if checked[key] is None:
-                raise LabError(f"{source}: sweep.series[{i}] needs '{key}'")
-        if not checked["connections"] or not all(isinstance(c, int) and c >= 1 for c in checked["connections"]):
-            raise LabError(f"{source}: sweep.series[{i}].connections must be a list of positive integers")
-        series[i] = checked
-    fractions = data["latency"]["fractions"]
-    if not fractions or not all(isinstance(f, (int, float)) and 0 < f <= 1.5 for f in fractions):
-        raise LabError(f"{source}: latency.fractions must be numbers in (0, 1.5] (fractions of the measured max req/s)")
-    if data["startup"]["runs"] < 2:
-        raise LabError(f"{source}: startup.runs must be at least 2 (the first, cold run is kept apart)")
-    if data["scaleup"]["runs"] < 2:
-        raise LabError(f"{source}: scaleup.runs must be at least 2 (the first, cold run is kept apart)")
-    if data["density"]["max_instances"] < 1 or data["density"]["budget_mb"] < 64:
-        raise LabError(f"{source}: density.max_instances must be >= 1 and density.budget_mb >= 64")
-    if not (0 < data["soak"]["interval_s"] <= data["soak"]["duration_s"]):
-        raise LabError(f"{source}: soak.interval_s must be > 0 and at most soak.duration_s")
-    if not (0 < data["startup"]["poll_ms"] <= 5):
-        raise LabError(f"{source}: startup.poll_ms must be in (0, 5] ms")
-    return Plan(data, source)
+    return Plan(data, source, model)
 
 
 def load(name_or_path: str, known_apps: list[str] | None = None) -> Plan:
@@ -195,3 +175,27 @@ def load(name_or_path: str, known_apps: list[str] | None = None) -> Plan:
 
 def builtin_names() -> list[str]:
     return sorted(p.stem for p in PLANS_DIR.glob("*.toml"))
+
+
+def describe_settings() -> str:
+    """Every plan table and key with its type, default, unit and meaning (`perflab plan --settings`)."""
+    from perflab.settings import unit_of
+
+    lines = []
+
+    def table(title: str, model: type[Settings], prefix: str = "") -> None:
+        lines.append(f"[{title}]" if title else "(top level)")
+        for key, f in model.model_fields.items():
+            if isinstance(f.annotation, type) and issubclass(f.annotation, Settings):
+                continue
+            unit = unit_of(model, key)
+            default = f.default if f.default is not ... else "(required)"
+            lines.append(f"  {prefix}{key} = {default!r}{' ' + unit if unit else ''}  # {f.description or ''}".rstrip(" #"))
+        lines.append("")
+
+    root = schema()
+    table("", root)
+    for key, f in root.model_fields.items():
+        if isinstance(f.annotation, type) and issubclass(f.annotation, Settings):
+            table(key, f.annotation)
+    return "\n".join(lines)

@@ -480,14 +480,17 @@ class ResourceSampler:
     sampler's own CPU time, so its overhead can be reported with the figures.
     """
 
-    def __init__(self, pid: int, *, cgroup: "Cgroup | _Readable | None" = None,
+    def __init__(self, pid: int | None, *, cgroup: "Cgroup | _Readable | None" = None,
                  hz: float = 10.0, rescan_s: float = 10.0) -> None:
+        """`pid` None: the cgroup alone (e.g. one budget shared by many instances)."""
         if hz <= 0:
             raise ValueError(f"hz must be > 0, got {hz}")
+        if pid is None and cgroup is None:
+            raise ValueError("a sampler needs a process or a cgroup")
         self.pid = pid
         self.cgroup = cgroup
         self.period_s = 1.0 / hz
-        self.tree = ProcessTree(pid, rescan_s=rescan_s)
+        self.tree = ProcessTree(pid, rescan_s=rescan_s) if pid is not None else None
         self.series = SampleSeries()
         self.exited_ns: int | None = None
         self.self_cpu_s = 0.0
@@ -495,7 +498,7 @@ class ResourceSampler:
         self._last_pids: set[int] = set()
         self._stop = threading.Event()
         self._lock = threading.RLock()  # guards the series and the tree's cache
-        self._thread = threading.Thread(target=self._run, name=f"sampler-{pid}", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"sampler-{pid or 'cgroup'}", daemon=True)
 
     def start(self) -> "ResourceSampler":
         self._thread.start()
@@ -522,7 +525,8 @@ class ResourceSampler:
 
     def _take(self) -> Sample:
         with self._lock:
-            reading = self.tree.read()
+            reading = self.tree.read() if self.tree is not None else TreeReading(alive=True, pids=[], rss_bytes=None,
+                                                                                 cpu_s=None)
             memory = cpu = None
             if self.cgroup is not None:
                 memory, cpu = self.cgroup.memory_current(), self.cgroup.cpu_usage_s()

@@ -71,6 +71,15 @@ def group_alive(pgid: int) -> bool:
         return True
 
 
+def signal_group(pgid: int, sig: int) -> bool:
+    """Send `sig` to a process group; False if it is already gone."""
+    try:
+        os.killpg(pgid, sig)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
 def stop_group(pgid: int, timeout: float = 10.0, proc: subprocess.Popen | None = None) -> None:
     """SIGTERM the process group, wait up to timeout, then SIGKILL what is left."""
     try:

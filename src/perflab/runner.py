@@ -1,30 +1,30 @@
-"""Running a plan: build -> provision (DB, limits, topology) -> per app and mode: verify, then
-measure each planned scenario -> store. Figures are stored as they are measured; an app/mode that
-fails is recorded with its reason and the run goes on; Ctrl-C stops cleanly and keeps the rest.
+"""Running a plan: build -> provision (DB, limits, topology) -> per app and mode, the planned
+scenarios phase by phase (see perflab.scenario.Phase) -> store. The scenarios and their order come
+from the registry; the progress steps and their estimates come from the same list the run walks,
+so the two cannot drift apart.
+
+Figures are stored as they are measured; an app/mode that fails is recorded with its reason and
+the run goes on; Ctrl-C stops cleanly and keeps the rest.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import time
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from perflab import aot, apps, doctor, environment, isolate, postgres, signals
-from perflab.errors import LabError
+from perflab import apps, doctor, environment, isolate, postgres, registry, signals
+from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
-from perflab.lab import AppFailed, Lab
-from perflab.paths import work_dir
-from perflab.plan import IMPLEMENTED, Plan
+from perflab.lab import Lab
+from perflab.plan import Plan
 from perflab.progress import Progress, Step
-from perflab.scenarios import coldstart, density, footprint, latency, memory, scaleup, soak, startup, sweep, write
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.store import Store
 
-LOAD_SCENARIOS = ("memory", "sweep", "latency", "write")
-# Scenarios that launch their own instances: before the long-lived load instance, and after it
-# (density reuses the sweep's max req/s for RT-2019's projection).
-BEFORE_LOAD = {"scaleup": scaleup, "coldstart": coldstart}
-AFTER_LOAD = {"density": density, "soak": soak}
+LAUNCH = "launch + verify"  # the step that starts the shared load instance
 
 
 @dataclass
@@ -37,13 +37,13 @@ class Target:
     def default_mode(self) -> bool:
         return self.mode == next(iter(self.app.modes))
 
+    @property
+    def label(self) -> str:
+        return f"{self.app.name}/{self.mode}"
 
-def scenarios_for(plan: Plan, target: Target) -> list[str]:
-    return plan.scenarios_for(target.mode, target.default_mode)
 
-
-def select_targets(plan: Plan) -> list[Target]:
-    found = apps.discover()
+def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
+    found = apps.discover(apps_root)
     names = list(found) if "all" in plan["apps"] else plan["apps"]
     targets = []
     for name in names:
@@ -56,49 +56,45 @@ def select_targets(plan: Plan) -> list[Target]:
     return targets
 
 
+def target_scenarios(plan: Plan, target: Target) -> list[Scenario]:
+    """What runs for an app/mode, in the order it runs: its PREPARE scenarios when the mode needs
+    them, then the planned ones phase by phase (BUILD scenarios run per build, not here)."""
+    planned = set(plan.scenarios_for(target.mode, target.default_mode))
+    order = [Phase.PREPARE, Phase.OWN_BEFORE, Phase.ON_LOAD, Phase.OWN_AFTER]
+    out = []
+    for phase in order:
+        for sc in registry.in_phase(phase):
+            if phase is Phase.PREPARE:
+                if sc.applies is not None and sc.applies(target.app, target.mode):
+                    out.append(sc)
+            elif sc.name in planned:
+                out.append(sc)
+    return out
+
+
 def _estimate_start_s(target: Target) -> float:
-    return 1.0 if "{java}" not in " ".join(target.app.modes[target.mode].command) else 12.0
+    return 12.0 if target.app.modes[target.mode].is_jvm else 1.0
 
 
-def plan_steps(plan: Plan, targets: list[Target]) -> list[Step]:
-    """The steps the progress display counts down, with rough time estimates."""
+def target_steps(plan: Plan, target: Target) -> list[Step]:
+    label = target.label
+    if target.unavailable:
+        return [Step(f"{label} unavailable", 0)]
+    start = _estimate_start_s(target)
     steps = []
-    rep = plan["repeats"]
-    for key in dict.fromkeys(t.app.for_mode(t.mode).build_key for t in targets if not t.unavailable):
-        if "footprint" in plan["scenarios"]:
-            steps.append(Step(f"{key} footprint", 1))
-    for t in targets:
-        sc = scenarios_for(plan, t)
-        label = f"{t.app.name}/{t.mode}"
-        if t.unavailable:
-            steps.append(Step(f"{label} unavailable", 0))
-            continue
-        start = _estimate_start_s(t)
-        if "startup" in sc:
-            rest = plan["memory"]["rest_s"] if "memory" in sc else 0
-            steps.append(Step(f"{label} startup", plan["startup"]["runs"] * (start + rest + 1)))
-        for name, module in BEFORE_LOAD.items():
-            if name in sc:
-                steps += [Step(lbl, est) for lbl, est in module.steps(plan, label, start)]
-        if any(s in sc for s in LOAD_SCENARIOS):
-            steps.append(Step(f"{label} launch + verify", start + 2))
-        if "memory" in sc:
-            m = plan["memory"]
-            steps.append(Step(f"{label} memory under load", m["warmup_s"] + rep * m["load_duration_s"]))
-        if "sweep" in sc:
-            s = plan["sweep"]
-            for series in s["series"]:
-                steps.append(Step(f"{label} sweep {series['name']}",
-                                  s["warmup_s"] + rep * len(series["connections"]) * (s["duration_s"] + 0.5)))
-        if "latency" in sc:
-            lt = plan["latency"]
-            steps.append(Step(f"{label} latency", lt["warmup_s"] + rep * len(lt["fractions"]) * (lt["duration_s"] + 0.5)))
-        if "write" in sc:
-            w = plan["write"]
-            steps.append(Step(f"{label} write", 2 * w["warmup_s"] + rep * 2 * (w["duration_s"] + 0.5)))
-        for name, module in AFTER_LOAD.items():
-            if name in sc:
-                steps += [Step(lbl, est) for lbl, est in module.steps(plan, label, start)]
+    for sc in target_scenarios(plan, target):
+        if sc.phase is Phase.ON_LOAD and not any(s.label == f"{label} {LAUNCH}" for s in steps):
+            steps.append(Step(f"{label} {LAUNCH}", start + 2))
+        steps.append(Step(f"{label} {sc.name}", sc.estimate_s(Estimate(plan.settings(sc.name), plan.repeats, start))))
+    return steps
+
+
+def build_steps(plan: Plan, build_keys: list[str]) -> list[Step]:
+    steps = []
+    for sc in registry.in_phase(Phase.BUILD):
+        if sc.name in plan["scenarios"]:
+            steps += [Step(f"{key} {sc.name}", sc.estimate_s(Estimate(plan.settings(sc.name), plan.repeats, 0)))
+                      for key in build_keys]
     return steps
 
 
@@ -125,51 +121,51 @@ def provision_db(run_id: str, topology: isolate.Topology, setup: isolate.CgroupS
             group.close()
 
 
-def run_plan(plan: Plan, say=print) -> str:
-    """Run a plan end to end; returns the run id (also when interrupted: the run is kept)."""
+def _topology(plan: Plan) -> isolate.Topology:
+    lim, topo = plan["limits"], plan["topology"]
+    if not topo["app_cpus"]:
+        return isolate.plan_topology(app_cpus=lim["cpus"])
+    return isolate.Topology(app=topo["app_cpus"], db=topo["db_cpus"] or topo["app_cpus"],
+                            driver=topo["driver_cpus"] or topo["app_cpus"], app_exclusive=False,
+                            shared=[], reductions=[], description="set by the plan")
+
+
+def _planned_anywhere(plan: Plan, targets: list[Target]) -> list[Scenario]:
+    used = {sc.name for t in targets if not t.unavailable for sc in target_scenarios(plan, t)}
+    return [sc for sc in registry.all_scenarios() if sc.name in used]
+
+
+def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
+    """Run a plan end to end; returns the run id (also when interrupted: the run is kept).
+    `apps_root`: where the apps are found (a user's own service), else the lab's apps/."""
     doctor.ensure(log=say)
-    targets = select_targets(plan)
-    not_yet = [s for s in plan["scenarios"] if s not in IMPLEMENTED]
+    targets = select_targets(plan, apps_root)
     setup = isolate.detect_cgroups()
     isolate.cleanup_stale(setup)
-    lim = plan["limits"]
-    topology = isolate.plan_topology(app_cpus=lim["cpus"]) if not plan["topology"]["app_cpus"] else isolate.Topology(
-        app=plan["topology"]["app_cpus"], db=plan["topology"]["db_cpus"] or plan["topology"]["app_cpus"],
-        driver=plan["topology"]["driver_cpus"] or plan["topology"]["app_cpus"], app_exclusive=False,
-        shared=[], reductions=[], description="set by the plan")
+    topology = _topology(plan)
 
-    if any("latency" in scenarios_for(plan, t) for t in targets) or plan["soak"]["rate"] > 0:
-        from perflab.drivers import oha
-        oha.ensure_oha(log=say)  # built once, before anything is launched (a cold build takes minutes)
-
-    builds = {}
+    for sc in _planned_anywhere(plan, targets):
+        if sc.setup is not None:  # tools and references a scenario needs, before anything is launched
+            sc.setup(plan.settings(sc.name), say)
+    builds: dict[str, Any] = {}
+    variants: dict[str, apps.App] = {}
     for t in targets:
         variant = t.app.for_mode(t.mode)
         if not t.unavailable and variant.build_key not in builds:
             builds[variant.build_key] = apps.build(variant, log=say)
-    if any("coldstart" in scenarios_for(plan, t) for t in targets):
-        # the cold-start reference is built even when it is not one of the plan's apps
-        ref = apps.discover().get(plan["coldstart"]["reference"])
-        if ref is not None:
-            ref_mode = coldstart.reference_mode(ref)
-            variant = ref.for_mode(ref_mode)
-            if variant.build_key not in builds and not apps.unavailable(ref, ref_mode):
-                try:
-                    apps.build(variant, log=say)
-                except LabError as exc:
-                    say(f"coldstart reference not built: {exc.message}")
+            variants[variant.build_key] = variant
 
     frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
     env = environment.capture(frameworks=frameworks, cgroup=f"{setup.kind}: {setup.reason}" if not setup.usable else setup.kind)
     env["topology"] = topology.as_dict()
     store = Store()
     run_id = store.begin_run(plan.data, env)
-    progress = Progress(plan_steps(plan, targets))
+    steps = build_steps(plan, list(builds)) + [s for t in targets for s in target_steps(plan, t)]
+    progress = Progress(steps)
     say(f"run {run_id}: plan {plan.name}, {len(targets)} app/mode(s), {progress.total} steps")
     say(f"topology: {topology.description}")
     for reduction in plan["reductions"] + topology.reductions:
         say(f"reduction: {reduction}")
-    log_dir = store.run_dir(run_id) / "logs"
     status = "complete"
     # The lab's own polling and sampling run on the driver's CPUs, never on the app's.
     own_affinity = os.sched_getaffinity(0)
@@ -178,19 +174,11 @@ def run_plan(plan: Plan, say=print) -> str:
         with provision_db(run_id, topology, setup, say) as (conn, db_pid, db_placement):
             env["db_placement"] = db_placement
             store.update_environment(run_id, env)
-            lab = Lab(store, run_id, plan, topology, setup, conn, db_pid, progress, log_dir)
-            for scenario in not_yet:
-                lab.outcome("*", "*", scenario, "not-run", "this scenario is not implemented yet")
+            lab = Lab(store, run_id, plan, topology, setup, conn, db_pid, progress, store.run_dir(run_id) / "logs")
             if not setup.usable:
                 lab.warn(f"limits not enforced: {setup.reason} (CPU affinity only)")
-            done_footprint = set()
+            _run_builds(lab, builds, variants)
             for target in targets:
-                key = target.app.for_mode(target.mode).build_key
-                if "footprint" in plan["scenarios"] and key in builds and key not in done_footprint:
-                    progress.start(f"{key} footprint")
-                    footprint.run(lab, target.app.for_mode(target.mode), builds[key])
-                    done_footprint.add(key)
-                    progress.finish()
                 _run_target(lab, target)
     except KeyboardInterrupt:
         status = "interrupted"
@@ -209,95 +197,108 @@ def run_plan(plan: Plan, say=print) -> str:
     return run_id
 
 
-def _steps_for(lab: Lab, target: Target) -> int:
-    label = f"{target.app.name}/{target.mode} "
-    return sum(1 for s in lab.progress.steps if s.label.startswith(label))
+def _run_builds(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App]) -> None:
+    from perflab.scenarios.footprint import build_mode
+
+    for sc in registry.in_phase(Phase.BUILD):
+        if sc.name not in lab.plan["scenarios"]:
+            continue
+        for key, build in builds.items():
+            lab.progress.start(f"{key} {sc.name}")
+            ctx = Context(lab, sc, variants[key], build_mode(key), lab.plan.settings(sc.name), build=build)
+            sc.run(ctx)
+            lab.progress.finish()
 
 
 def _run_target(lab: Lab, target: Target) -> None:
     app, mode = target.app, target.mode
-    sc = scenarios_for(lab.plan, target)
-    total = _steps_for(lab, target)
+    steps = target_steps(lab.plan, target)
     done_before = lab.progress.done
-    if target.unavailable:
-        reason = target.unavailable.removeprefix("unavailable: ")
-        lab.warn(f"{app.name}/{mode}: not measured, unavailable: {reason}")
-        for s in [s for s in sc if s in IMPLEMENTED and s != "footprint"]:
-            lab.outcome(app.name, mode, s, "unavailable", reason, quiet=True)
-        if total:
-            lab.progress.finish(skipped=total - 1)
-        return
-    postgres.load_contract(lab.db)
-    verified = not lab.plan["verify"]
+    scenarios = target_scenarios(lab.plan, target)
+    measured = [sc.name for sc in scenarios if sc.phase is not Phase.PREPARE]
     try:
-        if app.modes[mode].prepare or app.modes[mode].aot:
-            lab.progress.update("preparing the mode")
-            lab.mode_opts[(app.name, mode)] = aot.prepare_target(lab, app, mode)
-        if "startup" in sc:
-            lab.progress.start(f"{app.name}/{mode} startup")
-            startup.run(lab, app, mode, verify=not verified)
-            verified = True
-            lab.progress.finish()
-        _own_instances(lab, app, mode, BEFORE_LOAD, sc)
-        if any(s in sc for s in LOAD_SCENARIOS):
-            _load_scenarios(lab, target, verified)
-        _own_instances(lab, app, mode, AFTER_LOAD, sc)
+        if target.unavailable:
+            reason = target.unavailable.removeprefix("unavailable: ")
+            lab.warn(f"{target.label}: not measured, unavailable: {reason}")
+            for name in measured:
+                lab.outcome(app.name, mode, name, "unavailable", reason, quiet=True)
+            return
+        postgres.load_contract(lab.db)
+        state = _TargetState(verified=not lab.plan["verify"])
+        for sc in scenarios:
+            if sc.phase is Phase.ON_LOAD:
+                continue
+            if sc.phase is Phase.OWN_AFTER and state.load_pending:
+                _on_load_instance(lab, target, [s for s in scenarios if s.phase is Phase.ON_LOAD], state)
+            _run_scenario(lab, target, sc, state)
+        if state.load_pending:
+            _on_load_instance(lab, target, [s for s in scenarios if s.phase is Phase.ON_LOAD], state)
     except (AppFailed, LabError, OSError, RuntimeError, ValueError) as exc:
         # one app/mode failing (or a fault of the lab's own in one scenario) must not cost the
         # rest of the run: record it and go on
-        reason = str(exc) if isinstance(exc, AppFailed) else f"{type(exc).__name__}: {exc}"
+        reason = str(exc) if isinstance(exc, AppFailed) else (
+            exc.message if isinstance(exc, LabError) else f"{type(exc).__name__}: {exc}")
         lab.outcome(app.name, mode, "run", "failed", reason)
-        for s in [s for s in sc if s in IMPLEMENTED and s != "footprint"]:
-            lab.outcome(app.name, mode, s, "not-measured", f"the app/mode failed: {reason}", quiet=True)
+        for name in measured:
+            lab.outcome(app.name, mode, name, "not-measured", f"the app/mode failed: {reason}", quiet=True)
     finally:
-        left = total - (lab.progress.done - done_before)
+        left = len(steps) - (lab.progress.done - done_before)
         if left > 0:
             lab.progress.finish(skipped=left - 1)
 
 
-def _own_instances(lab: Lab, app: apps.App, mode: str, modules: dict, sc: list[str]) -> None:
-    for name, module in modules.items():
-        if name in sc:
-            lab.progress.start(f"{app.name}/{mode} {name}")
-            module.run(lab, app, mode)
-            lab.progress.finish()
+@dataclass
+class _TargetState:
+    verified: bool
+    results: dict[str, Any] = None  # what each scenario returned, for the later ones that need it
+    load_pending: bool = True
+
+    def __post_init__(self) -> None:
+        self.results = {}
 
 
-def _load_scenarios(lab: Lab, target: Target, verified: bool) -> None:
-    from perflab import contract, probes
+def _context(lab: Lab, target: Target, sc: Scenario, state: _TargetState, **more) -> Context:
+    given = {name: state.results[name] for name in sc.needs if name in state.results}
+    return Context(lab, sc, target.app, target.mode, lab.plan.settings(sc.name), results=given, **more)
 
+
+def _run_scenario(lab: Lab, target: Target, sc: Scenario, state: _TargetState) -> None:
+    lab.progress.start(f"{target.label} {sc.name}")
+    verify = sc.name == "startup" and not state.verified
+    result = sc.run(_context(lab, target, sc, state, verify=verify))
+    if verify:
+        state.verified = True
+    if sc.phase is Phase.PREPARE and result:
+        lab.mode_opts[(target.app.name, target.mode)] = list(result)  # e.g. a trained AOT cache
+    state.results[sc.name] = result
+    lab.progress.finish()
+
+
+def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state: _TargetState) -> None:
+    """One long-lived instance, launched and verified once, shared by the ON_LOAD scenarios."""
+    from perflab import contract
+
+    state.load_pending = False
+    if not scenarios:
+        return
     app, mode = target.app, target.mode
-    sc = scenarios_for(lab.plan, target)
-    lab.progress.start(f"{app.name}/{mode} launch + verify")
+    lab.progress.start(f"{target.label} {LAUNCH}")
     inst = Instance(lab.spec(app, mode), tag="load").start()
     try:
-        ready = probes.wait_ready(inst.base_url + app.ready_path, inst.spawn_ns, inst.running.proc,
-                                  timeout_s=lab.plan["startup"]["timeout_s"], interval_ms=20)
-        if not ready.ok:
-            raise AppFailed(f"not ready: {inst.end_reason() or ready.reason}")
-        if not verified:
+        inst.wait_until_ready(lab.plan.settings("startup").timeout_s)
+        if not state.verified:
             problems = contract.verify(inst.base_url)
             if problems:
                 raise AppFailed("failed the contract check before measuring: " + "; ".join(problems[:5]))
+            state.verified = True
         lab.progress.finish()
-        plan_steps_left = []
-        if "memory" in sc:
-            plan_steps_left.append(("memory under load", lambda: memory.run(lab, inst)))
-        if "sweep" in sc:
-            for series in lab.plan["sweep"]["series"]:
-                plan_steps_left.append((f"sweep {series['name']}", lambda s=series: sweep.run(lab, inst, s)))
-        if "latency" in sc:
-            plan_steps_left.append(("latency", lambda: latency.run(lab, inst)))
-        if "write" in sc:
-            plan_steps_left.append(("write", lambda: write.run(lab, inst)))
-        for name, fn in plan_steps_left:
-            lab.progress.start(f"{app.name}/{mode} {name}")
+        for sc in scenarios:
+            lab.progress.start(f"{target.label} {sc.name}")
             try:
-                fn()
+                state.results[sc.name] = sc.run(_context(lab, target, sc, state, inst=inst))
             except (RuntimeError, OSError, ValueError) as exc:
                 reason = inst.end_reason() or str(exc)
-                lab.outcome(app.name, mode, name.split(" ")[0] if not name.startswith("sweep") else f"sweep:{name[6:]}",
-                            "failed", reason)
+                lab.outcome(app.name, mode, sc.name, "failed", reason)
                 if inst.exited() is not None:
                     raise AppFailed(reason) from exc
             lab.progress.finish()

@@ -13,13 +13,16 @@ import json
 import sqlite3
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from perflab.paths import work_dir
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# 1 -> 2: figures carry their point's parameters (params_json); each scenario stores only its own
+# figures (RSS of the start-up launches moved from memory to startup, the AOT cache's from
+# footprint to aot); plans hold rest_s per scenario and sample_hz at the top level.
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -29,7 +32,8 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE TABLE IF NOT EXISTS figures (
     id INTEGER PRIMARY KEY, run_id TEXT, app TEXT, mode TEXT, scenario TEXT, point TEXT,
-    metric TEXT, repeat INTEGER, value REAL, unit TEXT, flags TEXT, measured_at REAL, extra_json TEXT
+    metric TEXT, repeat INTEGER, value REAL, unit TEXT, flags TEXT, measured_at REAL, extra_json TEXT,
+    params_json TEXT DEFAULT '{}'
 );
 CREATE INDEX IF NOT EXISTS figures_run ON figures (run_id, app, mode, scenario);
 CREATE TABLE IF NOT EXISTS outcomes (
@@ -56,6 +60,7 @@ class Figure:
     flags: list[str]
     measured_at: float
     extra: dict
+    params: dict = field(default_factory=dict)
 
 
 def method_hash(plan: dict, environment: dict) -> str:
@@ -76,14 +81,19 @@ class Store:
         self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)  # autocommit: each write lands
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(_SCHEMA)
+        self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None:
-            self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif int(row["value"]) != SCHEMA_VERSION:
+        if row is not None and int(row["value"]) < SCHEMA_VERSION:
+            from perflab import migrate
+
+            migrate.upgrade(self.db, self.path, int(row["value"]))
+        elif row is not None and int(row["value"]) > SCHEMA_VERSION:
             from perflab.errors import LabError
             raise LabError(f"{self.path} has results schema {row['value']}, this perflab writes {SCHEMA_VERSION}",
-                           fix="use another PERFLAB_WORKDIR or move the old results file away")
+                           fix="use a newer perflab, or another PERFLAB_WORKDIR")
+        self.db.executescript(_SCHEMA)
+        if row is None:
+            self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     def close(self) -> None:
         self.db.close()
@@ -109,12 +119,13 @@ class Store:
         self.db.execute("UPDATE runs SET finished_at=?, status=?, note=? WHERE id=?", (time.time(), status, note, run_id))
 
     def add_figure(self, run_id: str, app: str, mode: str, scenario: str, metric: str, value: float, unit: str,
-                   *, point: str = "", repeat: int = 0, flags: Iterable[str] = (), extra: dict | None = None) -> None:
+                   *, point: str = "", params: dict | None = None, repeat: int = 0, flags: Iterable[str] = (),
+                   extra: dict | None = None) -> None:
         self.db.execute(
-            "INSERT INTO figures (run_id, app, mode, scenario, point, metric, repeat, value, unit, flags, measured_at, extra_json) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO figures (run_id, app, mode, scenario, point, metric, repeat, value, unit, flags, measured_at, "
+            "extra_json, params_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (run_id, app, mode, scenario, point, metric, repeat, float(value), unit, json.dumps(sorted(set(flags))),
-             time.time(), json.dumps(extra or {}, default=str)))
+             time.time(), json.dumps(extra or {}, default=str), json.dumps(params or {}, default=str)))
 
     def add_outcome(self, run_id: str, app: str, mode: str, scenario: str, status: str, reason: str = "") -> None:
         self.db.execute("INSERT INTO outcomes (run_id, app, mode, scenario, status, reason, at) VALUES (?,?,?,?,?,?,?)",
@@ -138,6 +149,12 @@ class Store:
 
     # --- reading ------------------------------------------------------------------------------
 
+    def durations(self, plan_name: str, limit: int = 5) -> list[float]:
+        """Wall-clock seconds of the latest complete runs of a plan (newest first)."""
+        rows = self.db.execute("SELECT started_at, finished_at FROM runs WHERE plan_name=? AND status='complete' "
+                               "AND finished_at IS NOT NULL ORDER BY started_at DESC LIMIT ?", (plan_name, limit))
+        return [r["finished_at"] - r["started_at"] for r in rows]
+
     def runs(self) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM runs ORDER BY started_at DESC").fetchall()
 
@@ -153,8 +170,12 @@ class Store:
     def figures(self, run_id: str) -> list[Figure]:
         rows = self.db.execute("SELECT * FROM figures WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
         return [Figure(r["run_id"], r["app"], r["mode"], r["scenario"], r["point"], r["metric"], r["repeat"],
-                       r["value"], r["unit"], json.loads(r["flags"]), r["measured_at"], json.loads(r["extra_json"]))
+                       r["value"], r["unit"], json.loads(r["flags"]), r["measured_at"], json.loads(r["extra_json"]),
+                       json.loads(r["params_json"] or "{}"))
                 for r in rows]
+
+    def figure_count(self, run_id: str) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM figures WHERE run_id=?", (run_id,)).fetchone()[0]
 
     def outcomes(self, run_id: str) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM outcomes WHERE run_id=? ORDER BY id", (run_id,)).fetchall()

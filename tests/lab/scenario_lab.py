@@ -10,9 +10,10 @@ import signal
 import tomllib
 from pathlib import Path
 
-from perflab import apps, isolate, plan, procs
+from perflab import apps, isolate, plan, procs, registry
 from perflab.lab import Lab
 from perflab.progress import Progress
+from perflab.scenario import Context
 from perflab.store import Store
 
 
@@ -25,6 +26,12 @@ def make_lab(plan_toml: str, conn) -> Lab:
     topology = isolate.plan_topology(app_cpus=the_plan["limits"]["cpus"])
     progress = Progress([], stream=io.StringIO(), live=False)
     return Lab(store, run_id, the_plan, topology, setup, conn, None, progress, store.run_dir(run_id) / "logs")
+
+
+def run_scenario(lab: Lab, name: str, app: apps.App, mode: str, **context):
+    """One registered scenario on one app/mode, as the runner would call it."""
+    sc = registry.get(name)
+    return sc.run(Context(lab, sc, app, mode, lab.plan.settings(name), **context))
 
 
 def built(name: str) -> apps.App:

@@ -14,8 +14,9 @@ import pytest
 
 from perflab import probes
 from perflab.scenarios import density
+from perflab.scenarios.sweep import MaxThroughput
 from tests.conftest import write_standin_app
-from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab
+from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab, run_scenario
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
 
@@ -29,11 +30,6 @@ repeats = 1
 memory_mb = 256
 [startup]
 timeout_s = 20
-[memory]
-rest_s = 0.6
-[latency]
-connections = 2
-warmup_s = 0
 [sweep]
 series = [{{ name = "hello", path = "/hello", connections = [2] }}]
 [density]
@@ -43,6 +39,8 @@ load_duration_s = 1
 warmup_s = {warmup}
 load_path = "/hello"
 connections_per_instance = 2
+probe_connections = 2
+rest_s = 0.6
 """
 
 
@@ -102,7 +100,7 @@ def test_several_instances_fit_and_are_loaded_together(standin_apps, lab_factory
     write_standin_app(standin_apps, "standin", delay=0.1)
     app = built("standin")
     lab = lab_factory(budget=512, max_instances=3)
-    density.run(lab, app, "jvm")
+    run_scenario(lab, "density", app, "jvm")
 
     [count] = _figures(lab, "instances")
     assert count.value == 3, count.extra
@@ -135,7 +133,7 @@ def test_an_instance_killed_during_the_ramp_is_reported_and_the_rest_goes_on(sta
     app = built("standin")
     lab = lab_factory(budget=512, max_instances=4)
     # the sweep measured one instance's max already: the projection must use it, not probe again
-    lab.record("standin", "jvm", "sweep", "rps", 1234.0, "req/s", point="hello c=2")
+    swept = {"sweep": {"/hello": MaxThroughput(1234.0, "sweep hello c=2")}}
 
     def killer():
         # instance 3 starting means the lab judged instance 2 ready: now kill instance 2
@@ -148,7 +146,7 @@ def test_an_instance_killed_during_the_ramp_is_reported_and_the_rest_goes_on(sta
 
     thread = threading.Thread(target=killer, daemon=True)
     thread.start()
-    density.run(lab, app, "jvm")
+    run_scenario(lab, "density", app, "jvm", results=swept)
     thread.join(5)
 
     lost = _outcomes(lab, "instance-lost")
@@ -176,8 +174,8 @@ def test_an_oom_kill_in_the_budget_stops_the_ramp(standin_apps, lab_factory, dat
     write_standin_app(standin_apps, "standin", delay=0.1, alloc_mb=80)
     app = built("standin")
     lab = lab_factory(budget=240, max_instances=6)
-    lab.record("standin", "jvm", "sweep", "rps", 100.0, "req/s", point="hello c=2")
-    density.run(lab, app, "jvm")
+    swept = {"sweep": {"/hello": MaxThroughput(100.0, "sweep hello c=2")}}
+    run_scenario(lab, "density", app, "jvm", results=swept)
 
     [count] = _figures(lab, "instances")
     assert count.extra["stop"] == density.STOP_OOM, count.extra
@@ -187,26 +185,20 @@ def test_an_oom_kill_in_the_budget_stops_the_ramp(standin_apps, lab_factory, dat
     _assert_nothing_left(lab)
 
 
-def test_the_spread_script_gives_each_wrk_thread_one_port():
-    script = density.spread_script([8081, 8082, 8083])
-    assert "local ports = {8081, 8082, 8083}" in script
-    assert "function setup(thread)" in script and "thread.addr" in script
-
-
 def test_ctrl_c_during_the_aggregate_load_stops_every_instance_and_the_group(standin_apps, lab_factory, monkeypatch):
     from perflab.drivers import wrk
 
     write_standin_app(standin_apps, "standin", delay=0.1)
     app = built("standin")
     lab = lab_factory(budget=512, max_instances=2)
-    lab.record("standin", "jvm", "sweep", "rps", 100.0, "req/s", point="hello c=2")
+    swept = {"sweep": {"/hello": MaxThroughput(100.0, "sweep hello c=2")}}
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(wrk, "run_wrk", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        density.run(lab, app, "jvm")
+        run_scenario(lab, "density", app, "jvm", results=swept)
     [count] = _figures(lab, "instances")  # what the ramp measured is kept
     assert count.value == 2
     assert len(_figures(lab, "instance_rss_mb", "rest")) == 2
@@ -220,7 +212,7 @@ def test_an_instance_lost_in_the_warm_up_is_left_out_of_the_measured_aggregate(s
     write_standin_app(standin_apps, "standin", delay=0.1)
     app = built("standin")
     lab = lab_factory(budget=512, max_instances=3, warmup=1)
-    lab.record("standin", "jvm", "sweep", "rps", 100.0, "req/s", point="hello c=2")
+    swept = {"sweep": {"/hello": MaxThroughput(100.0, "sweep hello c=2")}}
     real, calls = wrk.run_wrk, []
 
     def warm_up_then_kill_instance_2(*args, **kwargs):
@@ -231,7 +223,7 @@ def test_an_instance_lost_in_the_warm_up_is_left_out_of_the_measured_aggregate(s
         return result
 
     monkeypatch.setattr(wrk, "run_wrk", warm_up_then_kill_instance_2)
-    density.run(lab, app, "jvm")
+    run_scenario(lab, "density", app, "jvm", results=swept)
     assert calls == [3, 2], "warm-up on 3 instances, the measured run on the 2 left"
     [aggregate] = _figures(lab, "aggregate_rps", "load")
     assert aggregate.extra["instances_loaded"] == 2 and aggregate.extra["lost_during_load"] == [2]

@@ -11,7 +11,7 @@ import pytest
 from perflab.lab import AppFailed
 from perflab.scenarios import coldstart, scaleup
 from tests.conftest import write_standin_app
-from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab
+from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab, run_scenario
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
 
@@ -73,11 +73,11 @@ def _assert_nothing_left(lab):
 
 def test_scaleup_times_each_launch_to_readiness_with_the_cold_one_apart(lab_for):
     lab, app = lab_for()
-    scaleup.run(lab, app, "jvm")
+    run_scenario(lab, "scaleup", app, "jvm")
     ready = _figures(lab, "scaleup", "ready_ms")
     assert [(f.repeat, f.point) for f in ready] == [(0, "cold"), (1, "warm"), (2, "warm")]
     assert all(f.value >= DELAY_S * 1000 for f in ready), "ready only after the app listens"
-    assert all(f.extra["resolution_ms"] == lab.plan["startup"]["poll_ms"] for f in ready)
+    assert all(f.extra["resolution_ms"] == lab.plan.settings("scaleup").poll_ms for f in ready)
     assert _outcome(lab, "scaleup")["status"] == "ok"
     _assert_nothing_left(lab)
 
@@ -85,14 +85,14 @@ def test_scaleup_times_each_launch_to_readiness_with_the_cold_one_apart(lab_for)
 def test_scaleup_of_an_app_that_cannot_start_fails_the_app(lab_for):
     lab, app = lab_for(exit_code=3)
     with pytest.raises(AppFailed, match="exited with code 3"):
-        scaleup.run(lab, app, "jvm")
+        run_scenario(lab, "scaleup", app, "jvm")
     assert _figures(lab, "scaleup", "ready_ms") == []
     _assert_nothing_left(lab)
 
 
 def test_coldstart_pairs_the_app_with_the_reference(lab_for):
     lab, app = lab_for()
-    coldstart.run(lab, app, "jvm")
+    run_scenario(lab, "coldstart", app, "jvm")
     mine = _figures(lab, "coldstart", "ttfr_ms")
     theirs = _figures(lab, "coldstart", "reference_ttfr_ms")
     diffs = _figures(lab, "coldstart", "ttfr_minus_reference_ms")
@@ -112,7 +112,7 @@ def test_coldstart_pairs_the_app_with_the_reference(lab_for):
 
 def test_coldstart_without_its_reference_says_unavailable(lab_for):
     lab, app = lab_for(reference="no-such-app")
-    coldstart.run(lab, app, "jvm")
+    run_scenario(lab, "coldstart", app, "jvm")
     outcome = _outcome(lab, "coldstart")
     assert outcome["status"] == "unavailable" and "no-such-app" in outcome["reason"]
     assert _figures(lab, "coldstart", "ttfr_ms") == []
@@ -120,7 +120,7 @@ def test_coldstart_without_its_reference_says_unavailable(lab_for):
 
 def test_coldstart_with_an_unbuilt_reference_says_unavailable(lab_for):
     lab, app = lab_for(build_reference=False)
-    coldstart.run(lab, app, "jvm")
+    run_scenario(lab, "coldstart", app, "jvm")
     outcome = _outcome(lab, "coldstart")
     assert outcome["status"] == "unavailable" and "not built" in outcome["reason"]
     assert live_standins(lab.log_dir) == set()

@@ -13,7 +13,7 @@ import pytest
 from perflab.drivers import wrk
 from perflab.scenarios import drift, soak
 from tests.conftest import write_standin_app
-from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab
+from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab, run_scenario
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
 
@@ -65,7 +65,7 @@ def _assert_nothing_left(lab):
 
 def test_a_short_soak_stores_its_intervals_totals_and_a_drift_verdict(soak_lab):
     lab, app = soak_lab(6)
-    soak.run(lab, app, "jvm")
+    run_scenario(lab, "soak", app, "jvm")
 
     per_interval = _soak_figures(lab, "requests", "interval")
     assert sorted(f.repeat for f in per_interval) == [0, 1, 2]
@@ -106,7 +106,7 @@ def test_an_interrupted_soak_keeps_its_finished_intervals(soak_lab, monkeypatch)
 
     monkeypatch.setattr(wrk, "run_wrk", interrupted_on_the_third)
     with pytest.raises(KeyboardInterrupt):
-        soak.run(lab, app, "jvm")
+        run_scenario(lab, "soak", app, "jvm")
 
     assert sorted(f.repeat for f in _soak_figures(lab, "requests", "interval")) == [0, 1]
     [total] = _soak_figures(lab, "requests", "")
@@ -127,7 +127,7 @@ def test_an_app_that_dies_during_the_soak_is_reported_with_what_was_measured(soa
         result = real(url, **kwargs)
         if len(calls) == 2:  # the app dies between intervals 2 and 3
             import signal
-            from tests.lab.scenario_lab import standin_pids
+            from tests.lab.scenario_lab import standin_pids, run_scenario
             for pid in standin_pids(lab.log_dir):
                 try:
                     os.kill(pid, signal.SIGKILL)
@@ -136,7 +136,7 @@ def test_an_app_that_dies_during_the_soak_is_reported_with_what_was_measured(soa
         return result
 
     monkeypatch.setattr(wrk, "run_wrk", kill_after_the_second)
-    soak.run(lab, app, "jvm")
+    run_scenario(lab, "soak", app, "jvm")
     assert sorted(f.repeat for f in _soak_figures(lab, "requests", "interval")) == [0, 1]
     [total] = _soak_figures(lab, "requests", "")
     assert "crashed" in total.flags
@@ -151,7 +151,7 @@ def test_a_fixed_rate_soak_runs_open_loop(soak_lab):
     if not install.cargo_tool_path("oha", oha.OHA_VERSION).is_file():
         pytest.skip("oha is not built here yet (./perflab doctor builds it; about 10 minutes)")
     lab, app = soak_lab(4, rate=20)
-    soak.run(lab, app, "jvm")
+    run_scenario(lab, "soak", app, "jvm")
     offered = _soak_figures(lab, "offered_rate", "interval")
     assert [f.value for f in offered] == [20.0, 20.0]
     assert all("open loop" in f.extra["driver"] for f in offered)

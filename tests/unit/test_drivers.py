@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from perflab import procs
 from perflab.drivers import base, install, wrk
 from perflab.drivers.install import DriverUnavailable
 from tests.support.standin_server import StandinServer
@@ -233,6 +234,19 @@ def test_wrk_get_closed_loop(wrk_binary):
     assert result.driver_cpu_s > 0 and result.driver_cpus == driver_cpus
     assert result.warmup_s == 1.0
     assert "PERFLAB-WRK-SUMMARY-BEGIN" in result.raw_output
+
+
+def test_wrk_spread_sends_each_thread_to_its_own_port(wrk_binary):
+    with StandinServer() as first, StandinServer() as second:
+        both = wrk.run_wrk_spread(first.url + "/hello", [first.port, second.port], connections_per_port=2,
+                                  duration_s=1)
+        dead = procs.free_port()
+        half = wrk.run_wrk_spread(first.url + "/hello", [first.port, dead], connections_per_port=2, duration_s=1)
+    assert both.threads == 2 and both.connections == 4
+    assert both.requests > 0 and both.errors.total == 0
+    # the thread bound to a port nobody listens on only fails (wrk counts it as socket errors); the
+    # other one is served
+    assert half.requests > 0 and half.errors.total > 0
 
 
 def test_wrk_post_data_keys_are_unique_across_warmup_and_run(wrk_binary):

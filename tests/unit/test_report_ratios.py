@@ -9,7 +9,6 @@ from perflab import results, stats
 from perflab.report import published, ratios
 from perflab.results import Cell
 from perflab.store import Store
-from perflab.summary import FLAG_MARK
 
 ENV = {"cpu_model": "Test CPU", "cpus_online": 2}
 PLAN = {"name": "r", "scenarios": ["footprint", "startup", "sweep"],
@@ -51,7 +50,6 @@ def test_ratio_verdicts_come_from_the_spread_of_the_repeats(a, b, published_rati
 def test_doubtful_inputs_are_named_on_the_ratio():
     r = ratios.ratio_of(cell([20, 21, 22], {"driver-bound"}), cell([10, 11, 12]), 2.0)
     assert r.verdict == ratios.HELD and "driver-bound" in r.why
-    assert "driver-bound" in FLAG_MARK  # the same flag vocabulary as the terminal summary
 
 
 def test_a_zero_baseline_gives_no_ratio():
@@ -64,10 +62,11 @@ def _view(store: Store) -> results.RunView:
         for conns in (10, 40):
             for r in range(3):
                 store.add_figure(run, app, mode, "sweep", "rps", k * conns * 100 + r, "req/s", point=f"fruits c={conns}",
-                                 repeat=r)
+                                 params={"series": "fruits", "path": "/fruits", "connections": conns}, repeat=r)
         for conns, rps in ((8, 3000.0), (32, 2500.0)):
             for r in range(3):
-                store.add_figure(run, app, mode, "sweep", "rps", k * rps + r, "req/s", point=f"todos c={conns}", repeat=r)
+                store.add_figure(run, app, mode, "sweep", "rps", k * rps + r, "req/s", point=f"todos c={conns}",
+                                 params={"series": "todos", "path": "/todos", "connections": conns}, repeat=r)
         for r in range(3):
             store.add_figure(run, app, mode, "startup", "ttfr_ms", 1000.0 / k + r, "ms", point="warm", repeat=r)
         store.add_figure(run, app, "all", "footprint", "artifact_mb", 20.0 * k, "MB")

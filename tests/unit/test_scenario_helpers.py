@@ -52,18 +52,3 @@ def test_a_port_taken_between_choice_and_bind_is_recognised(tmp_path):
     assert not density.lost_its_port(SimpleNamespace(exited=lambda: None, log_path=log))
     log.write_text("java.lang.OutOfMemoryError\n")
     assert not density.lost_its_port(gone)
-
-
-def test_each_scenario_estimates_its_step_from_the_plan():
-    quick = plan.validate({"name": "t", "scenarios": ["density", "scaleup", "coldstart", "soak"],
-                           "density": {"max_instances": 4}, "soak": {"duration_s": 120}}, "t")
-    for module in (density, scaleup, coldstart, soak):
-        [(label, estimate)] = module.steps(quick, "app/mode", 10.0)
-        assert label == f"app/mode {module.__name__.rsplit('.', 1)[1]}"
-        assert estimate > 0
-    [(_, soak_s)] = soak.steps(quick, "app/mode", 10.0)
-    assert soak_s >= 120
-    [(_, four)] = density.steps(quick, "a/m", 10.0)
-    more = plan.validate({"name": "t", "density": {"max_instances": 8}}, "t")
-    [(_, eight)] = density.steps(more, "a/m", 10.0)
-    assert eight > four

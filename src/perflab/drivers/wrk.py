@@ -172,6 +172,31 @@ def compose_script(script: str | Path | None, directory: Path) -> Path:
     return target
 
 
+def spread_script(ports: Sequence[int]) -> str:
+    """A wrk script whose thread i sends to ports[i] (threads = instances): one load over many
+    instances of an app, each thread on its own instance."""
+    listed = ", ".join(str(int(p)) for p in ports)
+    return ("-- perflab: each wrk thread loads its own instance\n"
+            f"local ports = {{{listed}}}\n"
+            "local assigned = 0\n"
+            "function setup(thread)\n"
+            "  assigned = assigned + 1\n"
+            "  local port = ports[(assigned - 1) % #ports + 1]\n"
+            "  thread.addr = wrk.lookup(\"127.0.0.1\", tostring(port))[1]\n"
+            "end\n")
+
+
+def run_wrk_spread(url: str, ports: Sequence[int], *, connections_per_port: int, duration_s: int,
+                   cpus: Sequence[int] | None = None, timeout_s: float = 2.0) -> LoadResult:
+    """Closed-loop load over several instances at once: one wrk thread per port (a dead
+    instance's thread spins on refused connections and shows as errors, not as anyone's load)."""
+    with tempfile.TemporaryDirectory(prefix="perflab-spread-") as tmp:
+        script = Path(tmp) / "spread.lua"
+        script.write_text(spread_script(ports))
+        return run_wrk(url, connections=len(ports) * connections_per_port, threads=len(ports),
+                       duration_s=duration_s, cpus=cpus, timeout_s=timeout_s, script=script)
+
+
 def run_wrk(url: str, *, connections: int, threads: int, duration_s: int, warmup_s: int = 0,
             timeout_s: float = 2.0, cpus: Sequence[int] | None = None,
             script: str | Path | None = None, script_args: Mapping[str, str] | None = None,

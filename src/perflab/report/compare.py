@@ -14,7 +14,7 @@ from html import escape
 
 from perflab import stats
 from perflab.errors import LabError
-from perflab.report.tables import fmt_value, label, point_key
+from perflab.report.tables import cell_order, fmt_value, label
 from perflab.results import Cell, RunView
 
 BETTER, WORSE, WITHIN_NOISE, TOO_FEW, HIGHER, LOWER = (
@@ -73,8 +73,8 @@ def _key(c: Cell) -> Key:
     return (c.app, c.mode, c.scenario, c.point, c.metric)
 
 
-def _sort_key(k: Key) -> tuple:
-    return (k[0], k[1], k[2], point_key(k[3]), k[4])
+def _sorted(keys: set[Key], cells: dict[Key, Cell]) -> list[Key]:
+    return sorted(keys, key=lambda k: (k[0], k[1], k[2], cell_order(cells[k]), k[4]))
 
 
 def figure_change(a: Cell, b: Cell, alpha: float = 0.05) -> FigureChange:
@@ -104,11 +104,10 @@ def compare_runs(a: RunView, b: RunView, *, force: bool = False, alpha: float = 
                            "(every line is then marked)")
     cells_a = {_key(c): c for c in a.cells}
     cells_b = {_key(c): c for c in b.cells}
-    both = sorted(set(cells_a) & set(cells_b), key=_sort_key)
+    both = _sorted(set(cells_a) & set(cells_b), cells_a)
     changes = [figure_change(cells_a[k], cells_b[k], alpha) for k in both]
-    return RunComparison(a, b, differs, alpha, changes,
-                         sorted(set(cells_a) - set(cells_b), key=_sort_key),
-                         sorted(set(cells_b) - set(cells_a), key=_sort_key))
+    return RunComparison(a, b, differs, alpha, changes, _sorted(set(cells_a) - set(cells_b), cells_a),
+                         _sorted(set(cells_b) - set(cells_a), cells_b))
 
 
 # --- rendering --------------------------------------------------------------------------------------

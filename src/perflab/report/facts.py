@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perflab.plan import IMPLEMENTED
+from perflab import registry
 from perflab.report.published import CLAIMS
 from perflab.report.tables import fmt_published
 from perflab.results import RunView
@@ -65,8 +65,8 @@ def missing(view: RunView) -> list[Missing]:
         if any(m.scenario.split(":")[0] == scenario for m in out):
             continue
         why = "no figures and no outcome were recorded"
-        if scenario not in IMPLEMENTED:
-            why = "this scenario is not implemented yet"
+        if registry.get(scenario) is None:
+            why = "this perflab does not know the scenario (the run was stored by another version)"
         elif view.status == "running":
             why = "the run is still running (or ended without recording its end)"
         elif view.status != "complete":
@@ -140,27 +140,11 @@ def reductions(view: RunView) -> list[str]:
 
 
 def scenario_intro(view: RunView, scenario: str) -> str:
-    """The plan's parameters for a scenario, in words."""
+    """The plan's settings for a scenario, in the scenario's own words (or listed)."""
     p = view.plan.get(scenario, {}) or {}
-    if scenario == "startup":
-        return (f"{p.get('runs', '?')} fresh launches; time to first response polled every {p.get('poll_ms', '?')} ms "
-                f"on {p.get('path') or 'the app’s first-response path'}; the framework's start time from its log.")
-    if scenario == "memory":
-        return (f"RSS after the first request and after {p.get('rest_s', '?')} s at rest on every launch; under load: "
-                f"{p.get('load_path', '?')} with {p.get('load_connections', '?')} connections for "
-                f"{p.get('load_duration_s', '?')} s, RSS sampled at {p.get('sample_hz', '?')} Hz.")
-    if scenario == "sweep":
-        return (f"closed loop (wrk), {p.get('duration_s', '?')} s per point after a {p.get('warmup_s', '?')} s warm-up "
-                f"per series; points measured round-robin, {view.plan.get('repeats', '?')} repeats.")
-    if scenario == "latency":
-        return (f"open loop at {', '.join(f'{f:.0%}' for f in p.get('fractions', []))} of each app's maximum "
-                f"req/s on {p.get('path', '?')}, {p.get('connections', '?')} connections, {p.get('duration_s', '?')} s "
-                f"per rate; latency counted from the intended send time (no coordinated omission).")
-    if scenario == "write":
-        return (f"wrk -t{p.get('threads', '?')} -c{p.get('connections', '?')} for {p.get('duration_s', '?')} s per "
-                f"request kind.")
-    if scenario == "footprint":
-        return "artifact size and build time as measured by the build."
+    sc = registry.get(scenario)
+    if sc is not None and sc.describe is not None:
+        return sc.describe(p, view.plan)
     keys = ", ".join(f"{k} {v}" for k, v in p.items()) if isinstance(p, dict) else ""
     return f"plan: {keys}." if keys else ""
 

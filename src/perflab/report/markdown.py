@@ -9,8 +9,8 @@ from perflab.report import cost, ratios
 from perflab.report.published import STUDIES
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
-from perflab.report.tables import (FLAG_MARK, SCENARIO_TITLES, Table, flag_help, fmt_published, fmt_ratio, fmt_value,
-                                   marks, report_scenarios, scenario_tables, spread_text)
+from perflab.report.tables import (FLAG_MARK, Table, scenario_title, flag_help, fmt_published, fmt_ratio, fmt_value,
+                                   cell_text, marks, report_scenarios, scenario_tables, spread_text)
 from perflab.results import Cell, RunView
 
 
@@ -21,8 +21,8 @@ def _esc(text: object) -> str:
 def cell_md(cell: Cell | None) -> str:
     if cell is None:
         return "-"
-    m = marks(cell)
-    return f"**{fmt_value(cell.summary.median)}** {spread_text(cell)}" + (f" {m}" if m else "")
+    median, _, rest = cell_text(cell).partition(" ")  # the median in bold, its spread and marks after it
+    return f"**{median}** {rest}".rstrip()
 
 
 def md_table(headers: list[str], rows: list[list[str]]) -> str:
@@ -150,7 +150,7 @@ def render(view: RunView, extras: RunExtras) -> str:
     if absent:
         out.append("Published figures of scenarios this plan did not run:\n\n" + "\n".join(f"- {x}" for x in absent))
     for s in report_scenarios(view):
-        out.append(f"## {SCENARIO_TITLES.get(s, s)}")
+        out.append(f"## {scenario_title(s)}")
         intro = scenario_intro(view, s)
         if intro:
             out.append(f"_{intro}_")

@@ -45,8 +45,8 @@ STUDIES = {
 class Where:
     """Where the lab keeps the figure a claim compares with.
 
-    ``point`` is exact, or a prefix when it ends in "*". For sweeps, ``path`` selects the plan's
-    series on that path and ``connections`` the point; ``best`` takes the point with the best
+    ``point`` is a point's exact label, or "*" for any. For sweeps, ``path`` selects the plan's
+    series on that path and ``connections`` the point (both from the points' parameters); ``best`` takes the point with the best
     median (a study's "peak")."""
 
     scenario: str
@@ -109,19 +109,19 @@ CLAIMS: list[Claim] = [
        Where("startup", "framework_start_ms", "cold"), {"Spring": 3800, "Q-JVM": 3700, "Q-native": 890}, False),
     # --- memory
     _c("lab2020-rss-first", "LAB-2020", "1.1 RSS after the first request", "MB",
-       Where("memory", "rss_after_first_mb", "warm"), {"A": 187, "Q-JVM": 151, "Q-native": 21}, False,
+       Where("startup", "rss_after_first_mb", "warm"), {"A": 187, "Q-JVM": 151, "Q-native": 21}, False,
        "the study's lab 1.1 ran in 1 core / 500 MB"),
-    _c("rt2019-max-rss", "RT-2019", "max RSS under load", "MB", Where("memory", "rss_peak_mb", "load c=*"),
+    _c("rt2019-max-rss", "RT-2019", "max RSS under load", "MB", Where("memory", "rss_peak_mb", "*"),
        {"Thorntail": 651, "Q-JVM": 414, "Q-native": 122}, False),
-    _c("kt2020-rest", "KT-2020", "memory at rest", "MB", Where("memory", "rss_rest_mb", "warm"),
+    _c("kt2020-rest", "KT-2020", "memory at rest", "MB", Where("startup", "rss_rest_mb", "warm"),
        {"Spring": 287, "Q-JVM": 97, "Q-native": 6.5}, False),
-    _c("kt2020-max", "KT-2020", "max memory under load", "MB", Where("memory", "rss_peak_mb", "load c=*"),
+    _c("kt2020-max", "KT-2020", "max memory under load", "MB", Where("memory", "rss_peak_mb", "*"),
        {"Spring": 602, "Q-JVM": 418, "Q-native": 283}, False),
     _c("lab2020-peak-rss", "LAB-2020", "1.3 peak RSS under load (GET todos, 8..56 connections)", "MB",
-       Where("memory", "rss_peak_mb", "load c=*"), {"A": 264, "Q-JVM": 214, "Q-native": 80}, False,
+       Where("memory", "rss_peak_mb", "*"), {"A": 264, "Q-JVM": 214, "Q-native": 80}, False,
        "here: the plan's memory load path and connection count"),
     _c("lab2020-rps-per-mb", "LAB-2020", "1.3 req/s per MB of peak RSS", "req/s/MB",
-       Where("memory", "rps_per_mb", "load c=*"), {"A": 14, "Q-JVM": 30, "Q-native": 41}, True),
+       Where("memory", "rps_per_mb", "*"), {"A": 14, "Q-JVM": 30, "Q-native": 41}, True),
     # --- sweep
     _c("rt2019-rps-40", "RT-2019", "throughput at 40 connections (GET /fruits)", "req/s",
        Where("sweep", "rps", path="/fruits", connections=40),

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from perflab.report.published import CLAIMS, Claim, Where, target_of
+from perflab.report.tables import cell_order
 from perflab.results import Cell, RunView
 
 HELD, NOT_HELD, UNCLEAR, NO_RATIO = "held", "did not hold", "unclear", "no ratio"
@@ -68,27 +69,25 @@ class ClaimResult:
 
 # --- finding the measured figure ---------------------------------------------------------------
 
-def _series_points(view: RunView, where: Where) -> list[str] | None:
-    """Sweep points for a claim that names a path: None when no series of the plan uses it."""
-    names = [s["name"] for s in view.plan.get("sweep", {}).get("series", []) if s.get("path") == where.path]
-    if not names:
-        return None
-    points = []
-    for c in view.find("sweep", where.metric):
-        name, _, conns = c.point.partition(" c=")
-        if name in names and (where.connections is None or conns == str(where.connections)):
-            points.append(c.point)
-    return points
+def _series_names(view: RunView, path: str) -> set[str]:
+    return {s["name"] for s in view.plan.get("sweep", {}).get("series", []) if s.get("path") == path}
+
+
+def _matches(cell: Cell, where: Where, series: set[str]) -> bool:
+    """A claim's place against a figure's point parameters: a path (for a sweep, any series of the
+    plan on that path), connections, or an exact point label ("*" or "" with a path: any)."""
+    params = cell.params
+    if where.path and params.get("path", "") != where.path and params.get("series") not in series:
+        return False
+    if where.connections is not None and params.get("connections") != where.connections:
+        return False
+    return where.path != "" or where.point == "*" or cell.point == where.point
 
 
 def _candidates(view: RunView, where: Where, app: str, mode: str) -> list[Cell]:
-    cells = [c for c in view.find(where.scenario, where.metric) if c.app == app and c.mode == mode]
-    if where.path:
-        points = _series_points(view, where) or []
-        return [c for c in cells if c.point in points]
-    if where.point.endswith("*"):
-        return [c for c in cells if c.point.startswith(where.point[:-1])]
-    return [c for c in cells if c.point == where.point]
+    series = _series_names(view, where.path) if where.path else set()
+    return [c for c in view.find(where.scenario, where.metric)
+            if c.app == app and c.mode == mode and _matches(c, where, series)]
 
 
 def _footprint_fallback(view: RunView, app: str, mode: str) -> bool:
@@ -108,12 +107,8 @@ def find_measured(view: RunView, where: Where, target: str) -> Measured | None:
     if where.best:
         chosen = max(cells, key=lambda c: c.summary.median)
     else:
-        chosen = sorted(cells, key=lambda c: _natural(c.point))[0]
+        chosen = sorted(cells, key=cell_order)[0]
     return Measured(chosen, chosen.point)
-
-
-def _natural(text: str) -> list:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
 def missing_reason(view: RunView, claim: Claim, target: str) -> str:
@@ -132,7 +127,7 @@ def missing_reason(view: RunView, claim: Claim, target: str) -> str:
                 return f"{o['status']}: {o['reason']}" if o["reason"] else o["status"]
     if target not in view.targets() and not any(c.app == app for c in view.cells):
         return "not in this run"
-    if claim.where.path and _series_points(view, claim.where) is None:
+    if claim.where.path and not _series_names(view, claim.where.path):
         return f"no sweep series on {claim.where.path} in this plan"
     if claim.where.connections:
         return f"no point at c={claim.where.connections} on {claim.where.path} in this plan"

@@ -10,10 +10,8 @@ figure is left out of a report.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from perflab.plan import SCENARIOS
 from perflab.results import Cell, RunView
 
 FLAG_MARK = {"noisy": "~", "driver-bound": "D", "errors": "E", "single": "1", "cached-build": "c",
@@ -32,19 +30,6 @@ SERIOUS_FLAGS = {"driver-bound", "errors", "no-responses", "instance-lost", "cra
 def flag_help(flag: str) -> str:
     """What a flag means; flags of later scenarios (e.g. lower-bound, drift-*) explain themselves."""
     return FLAG_HELP.get(flag, flag.replace("-", " "))
-
-SCENARIO_TITLES = {
-    "footprint": "Footprint: artifact size and build time",
-    "startup": "Start-up: time to first response and framework start",
-    "memory": "Memory: RSS after the first request, at rest, and under load",
-    "sweep": "Throughput and latency vs connections (closed loop)",
-    "latency": "Latency at fixed rates (open loop)",
-    "write": "Read by key and create (GET /data/{key}, POST /data)",
-    "density": "Density: instances in a memory budget",
-    "scaleup": "Scale-up: launch to readiness",
-    "coldstart": "Cold start against the Go reference",
-    "soak": "Soak: a long run",
-}
 
 METRIC_LABELS = {
     "artifact_mb": "artifact MB", "build_s": "build s", "ttfr_ms": "time to first response ms",
@@ -102,6 +87,14 @@ def spread_text(cell: Cell) -> str:
     return f"[{fmt_value(s.min)}-{fmt_value(s.max)}] cv {s.cv * 100:.0f}% n={s.n}"
 
 
+def cell_text(cell: Cell | None) -> str:
+    """A figure as every renderer shows it: median, spread, marks ("-" when not measured)."""
+    if cell is None:
+        return "-"
+    m = marks(cell)
+    return f"{fmt_value(cell.summary.median)} {spread_text(cell)}" + (f" {m}" if m else "")
+
+
 def marks(cell: Cell) -> str:
     known = "".join(sorted(FLAG_MARK[f] for f in cell.flags if f in FLAG_MARK))
     other = " ".join(f"[{f}]" for f in sorted(cell.flags) if f not in FLAG_MARK)
@@ -122,6 +115,7 @@ class Table:
     columns: list[str]
     rows: list[tuple[str, list[Cell | None]]]
     note: str = ""
+    terminal: bool = True  # also in the terminal summary (detail tables are for the report only)
 
     def cells(self) -> list[Cell]:
         return [c for _, row in self.rows for c in row if c is not None]
@@ -129,13 +123,19 @@ class Table:
     def without_empty_columns(self) -> "Table":
         keep = [i for i in range(len(self.columns)) if any(row[i] is not None for _, row in self.rows)]
         return Table(self.key, self.title, self.row_header, [self.columns[i] for i in keep],
-                     [(lbl, [row[i] for i in keep]) for lbl, row in self.rows], self.note)
+                     [(lbl, [row[i] for i in keep]) for lbl, row in self.rows], self.note, self.terminal)
 
 
-def point_key(point: str) -> tuple:
-    m = re.search(r"c=(\d+)", point)
-    pct = re.match(r"(\d+)% of max", point)
-    return (re.sub(r"c=\d+", "", point), int(m.group(1)) if m else 0, int(pct.group(1)) if pct else 0, point)
+def cell_order(cell: Cell) -> tuple:
+    """Cells of one scenario in the order of their points' parameters (connections, rate, ...)."""
+    return (tuple((k, v) for k, v in cell.params.items() if isinstance(v, (int, float, str))), cell.point)
+
+
+def points_in_order(cells: list[Cell]) -> list[str]:
+    first: dict[str, Cell] = {}
+    for c in cells:
+        first.setdefault(c.point, c)
+    return [p for p, _ in sorted(first.items(), key=lambda kv: cell_order(kv[1]))]
 
 
 def ordered_targets(view: RunView, cells: list[Cell]) -> list[str]:
@@ -160,129 +160,16 @@ def by_target_table(view: RunView, key: str, title: str, cells: list[Cell], metr
 
 
 def by_point_table(view: RunView, key: str, title: str, cells: list[Cell], row_header: str = "point",
-                   row_label=lambda p: p, note: str = "") -> Table | None:
-    """Rows = points (connection counts, rates), columns = app/mode."""
+                   row_label=lambda c: c.point, note: str = "") -> Table | None:
+    """Rows = points (connection counts, rates), columns = app/mode; `row_label(cell)` names a row."""
     if not cells:
         return None
     targets = ordered_targets(view, cells)
     rows = []
-    for point in sorted({c.point for c in cells}, key=point_key):
+    for point in points_in_order(cells):
         mine = {c.target: c for c in cells if c.point == point}
-        rows.append((row_label(point), [mine.get(t) for t in targets]))
+        rows.append((row_label(mine[next(iter(mine))]), [mine.get(t) for t in targets]))
     return Table(key, title, row_header, targets, rows, note)
-
-
-def _footprint(view: RunView) -> list[Table]:
-    cells = view.find("footprint")
-    if not cells:
-        return []
-    rows = []
-    for app in dict.fromkeys(c.app for c in cells):
-        mine = {c.metric: c for c in cells if c.app == app}
-        modes = sorted({c.mode for c in cells if c.app == app})
-        rows.append((app if modes == ["all"] else f"{app} ({', '.join(modes)})",
-                     [mine.get("artifact_mb"), mine.get("build_s")]))
-    return [Table("footprint", "Artifact and build", "app", ["artifact MB", "build s"], rows,
-                  "the build's artifact (for the JVM apps the jar); c = time of a cached build")]
-
-
-def _startup(view: RunView) -> list[Table]:
-    out = []
-    for point, title in (("warm", "Warm launches (median over launches 2..N)"), ("cold", "First (cold) launch")):
-        t = by_target_table(view, f"startup-{point}", title, view.find("startup", point=point),
-                            ["ttfr_ms", "framework_start_ms", "ready_ms"])
-        if t:
-            out.append(t)
-    return out
-
-
-def _memory(view: RunView) -> list[Table]:
-    out = []
-    for point, title in (("warm", "After start (warm launches)"), ("cold", "After start (first launch)")):
-        t = by_target_table(view, f"memory-{point}", title, view.find("memory", point=point),
-                            ["rss_after_first_mb", "rss_rest_mb", "cgroup_after_first_mb"])
-        if t:
-            out.append(t)
-    for point in sorted({c.point for c in view.find("memory") if c.point.startswith("load")}, key=point_key):
-        path = view.plan.get("memory", {}).get("load_path", "")
-        t = by_target_table(view, f"memory-{point}", f"Under load ({point}, {path})", view.find("memory", point=point),
-                            ["rss_peak_mb", "cgroup_peak_mb", "rps", "rps_per_mb", "latency_mean_ms", "errors"])
-        if t:
-            out.append(t)
-    return out
-
-
-def _conns(point: str) -> str:
-    return point.rsplit("c=", 1)[-1] if "c=" in point else point
-
-
-def _sweep(view: RunView) -> list[Table]:
-    out = []
-    for s in sweep_series(view):
-        name = s["name"]
-        cells = [c for c in view.find("sweep") if c.point.startswith(name + " c=")]
-        if not cells:
-            continue
-        head = f"{name} (GET {s.get('path', '')})"
-        for metric, what in (("rps", "throughput, req/s"), ("latency_mean_ms", "mean latency, ms"),
-                             ("latency_max_ms", "max latency, ms"), ("latency_p99_ms", "p99 latency, ms"),
-                             ("errors", "errors (non-2xx, timeouts, socket errors)"),
-                             ("rss_peak_mb", "peak RSS, MB"),
-                             ("app_cpu_share", "app CPUs busy (1.0 = one CPU)"),
-                             ("driver_cpu_util", "load driver CPU utilisation")):
-            t = by_point_table(view, f"sweep-{name}-{metric}", f"{head}: {what}",
-                               [c for c in cells if c.metric == metric], "connections", _conns)
-            if t:
-                out.append(t)
-        for target in ordered_targets(view, cells):
-            mine = [c for c in cells if c.target == target]
-            t = _percentile_table(f"sweep-{name}-pct-{target}", f"{head}: latency percentiles of {target}", mine,
-                                  "connections", _conns)
-            if t:
-                out.append(t)
-    return out
-
-
-def _percentile_table(key: str, title: str, cells: list[Cell], row_header: str, row_label) -> Table | None:
-    metrics = [m for m, _ in PERCENTILES] + ["latency_max_ms"]
-    cells = [c for c in cells if c.metric in metrics]
-    if not cells:
-        return None
-    rows = []
-    for point in sorted({c.point for c in cells}, key=point_key):
-        mine = {c.metric: c for c in cells if c.point == point}
-        rows.append((row_label(point), [mine.get(m) for m in metrics]))
-    return Table(key, title, row_header, [label(m) for m in metrics], rows)
-
-
-def _latency(view: RunView) -> list[Table]:
-    out = []
-    ref = by_target_table(view, "latency-reference", "Maximum throughput the rates are fractions of",
-                          view.find("latency", "max_rps_reference"), ["max_rps_reference"])
-    if ref:
-        out.append(ref)
-    cells = [c for c in view.find("latency") if c.metric != "max_rps_reference"]
-    for target in ordered_targets(view, cells):
-        mine = [c for c in cells if c.target == target]
-        metrics = ["offered_rate", "rps", *(m for m, _ in PERCENTILES), "latency_max_ms", "errors"]
-        rows = []
-        for point in sorted({c.point for c in mine}, key=point_key):
-            by_metric = {c.metric: c for c in mine if c.point == point}
-            rows.append((point, [by_metric.get(m) for m in metrics]))
-        out.append(Table(f"latency-{target}", f"{target}: open-loop latency (from the intended send time)",
-                         "rate", [label(m) for m in metrics], rows))
-    return out
-
-
-def _write(view: RunView) -> list[Table]:
-    out = []
-    cells = view.find("write")
-    for metric, what in (("rps", "req/s"), ("latency_mean_ms", "mean latency, ms"), ("latency_p99_ms", "p99 latency, ms"),
-                         ("errors", "errors")):
-        t = by_point_table(view, f"write-{metric}", what, [c for c in cells if c.metric == metric], "request")
-        if t:
-            out.append(t)
-    return out
 
 
 def _generic(view: RunView, scenario: str, cells: list[Cell], title: str = "") -> list[Table]:
@@ -291,7 +178,7 @@ def _generic(view: RunView, scenario: str, cells: list[Cell], title: str = "") -
     if not cells:
         return []
     metrics = list(dict.fromkeys(c.metric for c in cells))
-    points = sorted({c.point for c in cells}, key=point_key)
+    points = points_in_order(cells)
     if len(points) == 1:
         heading = f"{title}{' at ' + points[0] if points[0] else ''}" if title else (points[0] or "figures")
         if len(metrics) <= 4:
@@ -315,14 +202,13 @@ def _generic(view: RunView, scenario: str, cells: list[Cell], title: str = "") -
     return out
 
 
-_SHAPED = {"footprint": _footprint, "startup": _startup, "memory": _memory, "sweep": _sweep, "latency": _latency,
-           "write": _write}
-
-
 def scenario_tables(view: RunView, scenario: str) -> list[Table]:
-    """The scenario's tables in its study's shape, plus a generic table of any figure that shape
-    leaves out."""
-    shaped = _SHAPED.get(scenario)
+    """The scenario's own tables (its registered presentation), plus a generic table of any figure
+    those leave out, so no stored figure is missing from a report."""
+    from perflab import registry
+
+    sc = registry.get(scenario)
+    shaped = sc.tables if sc is not None else None
     tables = shaped(view) if shaped else _generic(view, scenario, view.find(scenario))
     shown = {id(c) for t in tables for c in t.cells()}
     left = [c for c in view.find(scenario) if id(c) not in shown]
@@ -331,13 +217,46 @@ def scenario_tables(view: RunView, scenario: str) -> list[Table]:
     return [t.without_empty_columns() for t in tables]
 
 
+def percentile_table(key: str, title: str, cells: list[Cell], row_header: str, row_label) -> Table | None:
+    """Rows = points, columns = latency percentiles (one app/mode's cells)."""
+    metrics = [m for m, _ in PERCENTILES] + ["latency_max_ms"]
+    cells = [c for c in cells if c.metric in metrics]
+    if not cells:
+        return None
+    rows = []
+    for point in points_in_order(cells):
+        mine = {c.metric: c for c in cells if c.point == point}
+        rows.append((row_label(next(iter(mine.values()))), [mine.get(m) for m in metrics]))
+    return Table(key, title, row_header, [label(m) for m in metrics], rows, terminal=False)
+
+
+class _Titles:
+    """Scenario titles, read from the registry."""
+
+    def get(self, scenario: str, default: str | None = None) -> str:
+        from perflab import registry
+
+        sc = registry.get(scenario)
+        return sc.title if sc is not None else (default if default is not None else scenario)
+
+
+SCENARIO_TITLES = _Titles()
+
+
+def scenario_title(scenario: str) -> str:
+    from perflab import registry
+
+    sc = registry.get(scenario)
+    return sc.title if sc is not None else scenario
+
+
 def sweep_series(view: RunView) -> list[dict]:
     """The plan's sweep series, plus any series found only in the figures."""
     series = list(view.plan.get("sweep", {}).get("series", []))
     known = {s["name"] for s in series}
     for c in view.find("sweep"):
-        name = c.point.split(" c=")[0]
-        if name not in known:
+        name = c.params.get("series", "")
+        if name and name not in known:
             known.add(name)
             series.append({"name": name, "path": ""})
     return series
@@ -345,6 +264,9 @@ def sweep_series(view: RunView) -> list[dict]:
 
 def report_scenarios(view: RunView) -> list[str]:
     """Scenarios in the lab's order: those planned, and any with figures."""
+    from perflab import registry
+
+    order = registry.names()
     present = set(view.plan.get("scenarios", [])) | {c.scenario for c in view.cells}
-    extra = sorted(present - set(SCENARIOS))
-    return [s for s in SCENARIOS if s in present] + extra
+    extra = sorted(present - set(order))
+    return [s for s in order if s in present] + extra

@@ -13,16 +13,23 @@ from __future__ import annotations
 
 import dataclasses
 
-from perflab import apps, probes, procs
-from perflab.errors import LabError
-from perflab.instance import Instance
-from perflab.lab import AppFailed, Lab
+from perflab import apps
+from perflab.errors import AppFailed, LabError
+from perflab.report.tables import Table, by_target_table
+from perflab.results import RunView
+from perflab.scenario import Context, Phase, Scenario, point
+from perflab.settings import Settings, setting
 
 REFERENCE_MODE = "native"
+PAIRS = point("pairs", paired=True)
 
 
-def steps(plan, target_label: str, start_s: float) -> list[tuple[str, float]]:
-    return [(f"{target_label} coldstart", plan["coldstart"]["runs"] * (start_s + 1.5))]
+class ColdstartSettings(Settings):
+    reference: str = setting("go-reference", "the app whose time to first response is subtracted")
+    runs: int = setting(3, "interleaved pairs of launches", "pairs", ge=1)
+    timeout_s: float = setting(180.0, "how long a launch may take to answer", "s", gt=0)
+    poll_ms: float = setting(5.0, "time-to-first-response poll interval", "ms", gt=0, le=5)
+    path: str = setting("", "the first-response path (empty: each app's own)")
 
 
 def paired_differences(app_ms: list[float], reference_ms: list[float]) -> list[float]:
@@ -38,9 +45,8 @@ def reference_mode(ref: apps.App) -> str:
     return REFERENCE_MODE if REFERENCE_MODE in ref.modes else next(iter(ref.modes))
 
 
-def find_reference(lab: Lab) -> tuple[apps.App | None, str, str]:
+def find_reference(name: str) -> tuple[apps.App | None, str, str]:
     """(the reference app, its mode, "") or (None, "", why it is unavailable)."""
-    name = lab.plan["coldstart"]["reference"]
     try:
         ref = apps.get(name)
     except LabError as exc:
@@ -53,23 +59,33 @@ def find_reference(lab: Lab) -> tuple[apps.App | None, str, str]:
     return ref, mode, ""
 
 
-def _ttfr(lab: Lab, app: apps.App, mode: str, tag: str, reference: bool) -> probes.PollResult | str:
-    """One launch: the poll result, or why it could not even be launched."""
-    cfg = lab.plan["startup"]
-    spec = lab.spec(app, mode)
-    if reference and "{java}" not in " ".join(app.mode(mode).command):
+def build_reference(settings: ColdstartSettings, say) -> None:
+    """The reference is built even when it is not one of the plan's apps."""
+    ref = apps.discover().get(settings.reference)
+    if ref is None:
+        return  # said per app/mode as "unavailable" when the scenario runs
+    mode = reference_mode(ref)
+    if not apps.unavailable(ref, mode):
+        try:
+            apps.build(ref.for_mode(mode), log=say)
+        except LabError as exc:
+            say(f"coldstart reference not built: {exc.message}")
+
+
+def _ttfr(ctx: Context, app: apps.App, mode: str, tag: str, reference: bool):
+    """One launch: the poll result, or why it could not even be launched or answer."""
+    cfg: ColdstartSettings = ctx.settings
+    spec = ctx.lab.spec(app, mode)
+    if reference and not app.mode(mode).is_jvm:
         # same CPUs, quota and memory; the plan's JVM options and JDK mean nothing to a native binary
         spec = dataclasses.replace(spec, jvm_opts=[], jdk=None)
-    inst = Instance(spec, procs.free_port(), tag=tag)
     try:
-        inst.start()
-        path = cfg["path"] or app.first_response_path
-        result = probes.time_to_first_response(inst.base_url + path, inst.spawn_ns, inst.running.proc,
-                                               timeout_s=cfg["timeout_s"], interval_ms=cfg["poll_ms"])
-        if not result.ok:
-            return f"no first response: {inst.end_reason() or result.reason}"
-        return result
+        inst = ctx.launch(tag, spec)
     except LabError as exc:
+        return exc.message
+    try:
+        return inst.first_response(cfg.path or app.first_response_path, cfg.timeout_s, cfg.poll_ms)
+    except AppFailed as exc:
         return str(exc)
     finally:
         inst.stop()
@@ -81,22 +97,22 @@ def pair_order(i: int) -> tuple[str, str]:
     return ("app", "reference") if i % 2 == 0 else ("reference", "app")
 
 
-def run(lab: Lab, app: apps.App, mode: str) -> None:
-    ref, ref_mode, why = find_reference(lab)
+def run(ctx: Context) -> None:
+    ref, ref_mode, why = find_reference(ctx.settings.reference)
     if ref is None:
-        lab.outcome(app.name, mode, "coldstart", "unavailable", why)
+        ctx.outcome("unavailable", why)
         return
-    runs = lab.plan["coldstart"]["runs"]
+    runs = ctx.settings.runs
     reference_label = f"{ref.name}/{ref_mode}"
     for i in range(runs):
-        got: dict[str, probes.PollResult] = {}
+        got = {}
         for side in pair_order(i):
-            label = app.name if side == "app" else reference_label
-            lab.progress.update(f"pair {i + 1}/{runs}: {label}")
+            label = ctx.app.name if side == "app" else reference_label
+            ctx.progress.update(f"pair {i + 1}/{runs}: {label}")
             if side == "app":
-                result = _ttfr(lab, app, mode, f"cold{i}", reference=False)
+                result = _ttfr(ctx, ctx.app, ctx.mode, f"cold{i}", reference=False)
             else:
-                result = _ttfr(lab, ref, ref_mode, f"ref-for-{app.name}-{mode}-{i}", reference=True)
+                result = _ttfr(ctx, ref, ref_mode, f"ref-for-{ctx.app.name}-{ctx.mode}-{i}", reference=True)
             if isinstance(result, str):
                 break
             got[side] = result
@@ -104,17 +120,29 @@ def run(lab: Lab, app: apps.App, mode: str) -> None:
             if side == "app" and i == 0:
                 raise AppFailed(f"coldstart: {result}")
             who = f"launch {i + 1}" if side == "app" else f"reference {reference_label} launch {i + 1}"
-            lab.outcome(app.name, mode, "coldstart", "failed", f"{who}: {result}")
+            ctx.outcome("failed", f"{who}: {result}")
             break
         mine, theirs = got["app"], got["reference"]
         extra = {"reference": reference_label, "pair": i, "first": pair_order(i)[0],
-                 "poll_ms": lab.plan["startup"]["poll_ms"], "app_url": mine.url, "reference_url": theirs.url}
+                 "poll_ms": ctx.settings.poll_ms, "app_url": mine.url, "reference_url": theirs.url}
         # one figure per pair: the store's summary over the repeats is the median paired difference
         # with its spread
-        put = lambda metric, value: lab.record(app.name, mode, "coldstart", metric, value, "ms",  # noqa: E731
-                                               point="pairs", repeat=i, extra=extra)
-        put("ttfr_ms", mine.elapsed_ms)
-        put("reference_ttfr_ms", theirs.elapsed_ms)
-        put("ttfr_minus_reference_ms", paired_differences([mine.elapsed_ms], [theirs.elapsed_ms])[0])
+        for metric, value in (("ttfr_ms", mine.elapsed_ms), ("reference_ttfr_ms", theirs.elapsed_ms),
+                              ("ttfr_minus_reference_ms",
+                               paired_differences([mine.elapsed_ms], [theirs.elapsed_ms])[0])):
+            ctx.record(metric, value, "ms", at=PAIRS, repeat=i, extra=extra)
     else:
-        lab.outcome(app.name, mode, "coldstart", "ok", f"{runs} pairs against {reference_label}")
+        ctx.outcome("ok", f"{runs} pairs against {reference_label}")
+
+
+def tables(view: RunView) -> list[Table]:
+    t = by_target_table(view, "coldstart", "Time to first response against the reference (ms, paired launches)",
+                        view.find("coldstart", point="pairs"),
+                        ["ttfr_ms", "reference_ttfr_ms", "ttfr_minus_reference_ms"])
+    return [t] if t else []
+
+
+SCENARIO = Scenario(
+    name="coldstart", title="Cold start against the Go reference", phase=Phase.OWN_BEFORE,
+    settings=ColdstartSettings, run=run, estimate_s=lambda e: e.settings.runs * (e.start_s + 1.5), tables=tables,
+    setup=build_reference, legacy_params=lambda label: {"paired": True} if label == "pairs" else {})

@@ -1,52 +1,114 @@
 """latency: open loop at fixed rates, set as fractions of the measured maximum throughput, with
 coordinated-omission-free percentiles (a request's latency counts from when it was due, not from
 when the driver got round to sending it). A point whose rate the driver could not hold is flagged
-driver-bound, not reported as the app's latency."""
+driver-bound, not reported as the app's latency.
+
+The maximum comes from the sweep of the same run when it measured the path (handed over by the
+runner), else from a short closed-loop probe."""
 
 from __future__ import annotations
 
-from perflab import stats
+import re
+
 from perflab.drivers import oha, wrk
 from perflab.instance import Instance
-from perflab.lab import Lab
+from perflab.report.tables import PERCENTILES, Table, by_target_table, label, ordered_targets, points_in_order
+from perflab.results import RunView
+from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point
 from perflab.scenarios import loadpoint
+from perflab.scenarios.sweep import MaxThroughput
+from perflab.settings import Settings, setting
+from pydantic import field_validator
 
 
-def max_rps(lab: Lab, inst: Instance, path: str) -> tuple[float, str]:
-    """The highest median req/s a sweep series on the same path measured in this run, else a
-    short closed-loop probe at the plan's latency connections."""
-    app, mode = inst.spec.app.name, inst.spec.mode
-    by_point: dict[str, list[float]] = {}
-    series_names = [s["name"] for s in lab.plan["sweep"]["series"] if s["path"] == path]
-    for f in lab.store.figures(lab.run_id):
-        if (f.app, f.mode, f.scenario, f.metric) == (app, mode, "sweep", "rps") and f.point.split(" ")[0] in series_names \
-                and "driver-bound" not in f.flags:
-            by_point.setdefault(f.point, []).append(f.value)
-    if by_point:
-        point, values = max(by_point.items(), key=lambda kv: stats.median(kv[1]))
-        return stats.median(values), f"sweep {point}"
-    conns = lab.plan["latency"]["connections"]
-    probe = wrk.run_wrk(inst.base_url + path, connections=conns, threads=max(1, min(conns, len(lab.driver_cpus()))),
-                        duration_s=5, warmup_s=int(lab.plan["latency"]["warmup_s"]), cpus=lab.driver_cpus())
-    return probe.rps, f"closed-loop probe c={conns}"
+class LatencySettings(Settings):
+    path: str = setting("/fruits", "the path loaded")
+    fractions: list[float] = setting([0.25, 0.5, 0.75], "offered rates as fractions of the measured maximum")
+    duration_s: float = setting(10.0, "each point's measurement", "s", ge=1)
+    connections: int = setting(20, "the open-loop driver's connections at most", "connections", ge=1)
+    warmup_s: float = setting(5.0, "load before the first point (not measured)", "s", ge=0)
+
+    @field_validator("fractions")
+    @classmethod
+    def _fractions(cls, value: list[float]) -> list[float]:
+        if not value or not all(0 < f <= 1.5 for f in value):
+            raise ValueError("must be numbers in (0, 1.5] (fractions of the measured max req/s)")
+        return value
 
 
-def run(lab: Lab, inst: Instance) -> None:
-    cfg = lab.plan["latency"]
-    app, mode = inst.spec.app.name, inst.spec.mode
-    top, source = max_rps(lab, inst, cfg["path"])
-    if top <= 0:
-        lab.outcome(app, mode, "latency", "failed", "no throughput measured to derive rates from")
+def max_rps(ctx: Context, inst: Instance, path: str, probe_connections: int, probe_warmup_s: float) -> MaxThroughput:
+    """The sweep's highest median req/s on `path` in this run, else a short closed-loop probe."""
+    measured = (ctx.results.get("sweep") or {}).get(path)
+    if measured is not None:
+        return measured
+    cpus = ctx.lab.driver_cpus()
+    probe = wrk.run_wrk(inst.base_url + path, connections=probe_connections,
+                        threads=max(1, min(probe_connections, len(cpus))), duration_s=5,
+                        warmup_s=int(probe_warmup_s), cpus=cpus)
+    return MaxThroughput(probe.rps, f"closed-loop probe c={probe_connections}")
+
+
+def run(ctx: Context) -> None:
+    cfg: LatencySettings = ctx.settings
+    inst = ctx.inst
+    top = max_rps(ctx, inst, cfg.path, cfg.connections, cfg.warmup_s)
+    if top.rps <= 0:
+        ctx.outcome("failed", "no throughput measured to derive rates from")
         return
-    lab.record(app, mode, "latency", "max_rps_reference", top, "req/s", extra={"source": source})
-    repeats = lab.plan["repeats"]
-    for r in range(repeats):
-        for fraction in cfg["fractions"]:
-            rate = max(1.0, round(top * fraction))
-            lab.progress.update(f"{fraction:.0%} of max = {rate:.0f} req/s r{r + 1}/{repeats}")
-            window = loadpoint.open_window(lab)
-            result = oha.run_oha(inst.base_url + cfg["path"], rate=rate, duration_s=cfg["duration_s"],
-                                 connections=cfg["connections"], cpus=lab.driver_cpus(),
-                                 warmup_s=cfg["warmup_s"] if r == 0 else 0)
-            loadpoint.record(lab, inst, "latency", f"{fraction:.0%} of max", r, result, window)
-    lab.outcome(app, mode, "latency", "ok")
+    ctx.record("max_rps_reference", top.rps, "req/s", at=NO_POINT, extra={"source": top.source})
+    for r in range(ctx.repeats):
+        for fraction in cfg.fractions:
+            rate = max(1.0, round(top.rps * fraction))
+            ctx.progress.update(f"{fraction:.0%} of max = {rate:.0f} req/s r{r + 1}/{ctx.repeats}")
+            at = point(f"{fraction:.0%} of max", path=cfg.path, fraction=fraction, method="GET")
+            window = loadpoint.open_window(ctx.lab)
+            result = oha.run_oha(inst.base_url + cfg.path, rate=rate, duration_s=cfg.duration_s,
+                                 connections=cfg.connections, cpus=ctx.lab.driver_cpus(),
+                                 warmup_s=cfg.warmup_s if r == 0 else 0)
+            loadpoint.record(ctx, at, r, result, window)
+    ctx.outcome("ok")
+
+
+def ensure_driver(settings: LatencySettings, say) -> None:
+    oha.ensure_oha(log=say)  # built once, before anything is launched (a cold build takes minutes)
+
+
+def estimate_s(e: Estimate) -> float:
+    return e.settings.warmup_s + e.repeats * len(e.settings.fractions) * (e.settings.duration_s + 0.5)
+
+
+def tables(view: RunView) -> list[Table]:
+    out = []
+    ref = by_target_table(view, "latency-reference", "Maximum throughput the rates are fractions of",
+                          view.find("latency", "max_rps_reference"), ["max_rps_reference"])
+    if ref:
+        ref.terminal = False
+        out.append(ref)
+    cells = [c for c in view.find("latency") if c.metric != "max_rps_reference"]
+    metrics = ["offered_rate", "rps", *(m for m, _ in PERCENTILES), "latency_max_ms", "errors"]
+    for target in ordered_targets(view, cells):
+        mine = [c for c in cells if c.target == target]
+        rows = []
+        for label_ in points_in_order(mine):
+            by_metric = {c.metric: c for c in mine if c.point == label_}
+            rows.append((label_, [by_metric.get(m) for m in metrics]))
+        out.append(Table(f"latency-{target}", f"{target}: open-loop latency (from the intended send time)",
+                         "rate", [label(m) for m in metrics], rows))
+    return out
+
+
+def legacy_params(label_: str) -> dict:
+    found = re.fullmatch(r"(\d+)% of max", label_)
+    return {"fraction": int(found.group(1)) / 100, "method": "GET"} if found else {}
+
+
+
+def describe(p: dict, plan: dict) -> str:
+    return (f"open loop at {', '.join(f'{f:.0%}' for f in p.get('fractions', []))} of each app's maximum "
+            f"req/s on {p.get('path', '?')}, {p.get('connections', '?')} connections, {p.get('duration_s', '?')} s "
+            f"per rate; latency counted from the intended send time (no coordinated omission).")
+
+SCENARIO = Scenario(
+    name="latency", title="Latency at fixed rates (open loop)", phase=Phase.ON_LOAD, settings=LatencySettings,
+    run=run, estimate_s=estimate_s, tables=tables, needs=("sweep",), setup=ensure_driver,
+    legacy_params=legacy_params, describe=describe)

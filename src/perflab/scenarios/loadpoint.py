@@ -8,8 +8,9 @@ import time
 from dataclasses import dataclass
 
 from perflab.drivers.base import LoadResult
-from perflab.instance import Instance, mb
+from perflab.instance import mb
 from perflab.lab import Lab
+from perflab.scenario import Context, Point
 
 
 @dataclass
@@ -33,13 +34,12 @@ def flags_of(result: LoadResult) -> list[str]:
     return flags
 
 
-def record(lab: Lab, inst: Instance, scenario: str, point: str, repeat: int, result: LoadResult,
-           window: Window) -> list[str]:
-    """Store the figures of one load point; returns its flags."""
-    app, mode = inst.spec.app.name, inst.spec.mode
+def record(ctx: Context, at: Point, repeat: int, result: LoadResult, window: Window) -> list[str]:
+    """Store the figures of one load point (on the context's instance); returns its flags."""
+    inst = ctx.inst
     end_ns = time.monotonic_ns()
     series = inst.sampler.snapshot() if inst.sampler else None
-    db_cpu_end = lab.db_cpu_s()
+    db_cpu_end = ctx.lab.db_cpu_s()
     flags = flags_of(result)
     extra = {
         "connections": result.connections, "threads": result.threads, "offered_rate": result.offered_rate,
@@ -47,7 +47,7 @@ def record(lab: Lab, inst: Instance, scenario: str, point: str, repeat: int, res
         "driver_bound_reason": result.driver_bound_reason, "errors": result.errors.__dict__,
         "warmup_s": result.warmup_s, "duration_s": result.duration_s, "url": result.url, "method": result.method,
     }
-    put = lambda metric, value, unit: lab.record(app, mode, scenario, metric, value, unit, point=point,  # noqa: E731
+    put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at,  # noqa: E731
                                                  repeat=repeat, flags=flags, extra=extra)
     put("rps", result.rps, "req/s")
     put("requests", result.requests, "count")
@@ -65,6 +65,6 @@ def record(lab: Lab, inst: Instance, scenario: str, point: str, repeat: int, res
         put("rss_peak_mb", mb(series.peak("rss_bytes", window.start_ns, end_ns)), "MB")
     if window.db_cpu_start is not None and db_cpu_end is not None:
         put("db_cpu_s", db_cpu_end - window.db_cpu_start, "s")
-    lab.store.add_file(lab.run_id, app, mode, scenario, "driver-output",
-                       f"{point or 'point'}-r{repeat}.txt".replace("/", "_").replace(" ", "_"), result.raw_output)
+    ctx.add_file("driver-output", f"{at.label or 'point'}-r{repeat}.txt".replace("/", "_").replace(" ", "_"),
+                 result.raw_output)
     return flags

@@ -7,32 +7,73 @@ RSS after the first request and at rest are measured on the startup scenario's f
 
 from __future__ import annotations
 
+import re
+
 from perflab.drivers import wrk
-from perflab.instance import Instance
-from perflab.lab import Lab
+from perflab.report.tables import Table, by_target_table, points_in_order
+from perflab.results import RunView
+from perflab.scenario import Context, Estimate, Phase, Scenario, point
 from perflab.scenarios import loadpoint
+from perflab.settings import Settings, setting
 
 
-def run(lab: Lab, inst: Instance) -> None:
-    cfg = lab.plan["memory"]
-    app, mode = inst.spec.app.name, inst.spec.mode
-    conns = cfg["load_connections"]
-    threads = max(1, min(conns, len(lab.driver_cpus())))
-    for r in range(lab.plan["repeats"]):
-        lab.progress.update(f"load r{r + 1}/{lab.plan['repeats']}")
-        window = loadpoint.open_window(lab)
-        result = wrk.run_wrk(inst.base_url + cfg["load_path"], connections=conns, threads=threads,
-                             duration_s=int(cfg["load_duration_s"]), warmup_s=int(cfg["warmup_s"] if r == 0 else 0),
-                             cpus=lab.driver_cpus())
-        flags = loadpoint.record(lab, inst, "memory", f"load c={conns}", r, result, window)
+class MemorySettings(Settings):
+    load_path: str = setting("/fruits", "the path loaded")
+    load_connections: int = setting(10, "closed-loop connections", "connections", ge=1)
+    load_duration_s: float = setting(10.0, "each repeat's load", "s", ge=1)
+    warmup_s: float = setting(5.0, "load before the first repeat (not measured)", "s", ge=0)
+
+
+def run(ctx: Context) -> None:
+    cfg: MemorySettings = ctx.settings
+    inst = ctx.inst
+    conns = cfg.load_connections
+    at = point(f"load c={conns}", path=cfg.load_path, connections=conns, method="GET")
+    threads = max(1, min(conns, len(ctx.lab.driver_cpus())))
+    for r in range(ctx.repeats):
+        ctx.progress.update(f"load r{r + 1}/{ctx.repeats}")
+        window = loadpoint.open_window(ctx.lab)
+        result = wrk.run_wrk(inst.base_url + cfg.load_path, connections=conns, threads=threads,
+                             duration_s=int(cfg.load_duration_s), warmup_s=int(cfg.warmup_s if r == 0 else 0),
+                             cpus=ctx.lab.driver_cpus())
+        flags = loadpoint.record(ctx, at, r, result, window)
         series = inst.sampler.snapshot()
         peak = series.peak("rss_bytes", window.start_ns)
         if peak:
-            peak_mb = peak / (1024 * 1024)
-            lab.record(app, mode, "memory", "rps_per_mb", result.rps / peak_mb, "req/s/MB", point=f"load c={conns}",
-                       repeat=r, flags=flags)
+            ctx.record("rps_per_mb", result.rps / (peak / (1024 * 1024)), "req/s/MB", at=at, repeat=r, flags=flags)
         cg_peak = series.peak("cgroup_memory_bytes", window.start_ns)
         if cg_peak:
-            lab.record(app, mode, "memory", "cgroup_peak_mb", cg_peak / (1024 * 1024), "MB", point=f"load c={conns}",
-                       repeat=r, flags=flags)
-    lab.outcome(app, mode, "memory", "ok")
+            ctx.record("cgroup_peak_mb", cg_peak / (1024 * 1024), "MB", at=at, repeat=r, flags=flags)
+    ctx.outcome("ok")
+
+
+def estimate_s(e: Estimate) -> float:
+    return e.settings.warmup_s + e.repeats * (e.settings.load_duration_s + 0.5)
+
+
+def tables(view: RunView) -> list[Table]:
+    out = []
+    cells = view.find("memory")
+    for label in points_in_order(cells):
+        mine = [c for c in cells if c.point == label]
+        path = mine[0].params.get("path", "")
+        t = by_target_table(view, f"memory-{label}", f"Under load ({label}, {path})", mine,
+                            ["rss_peak_mb", "cgroup_peak_mb", "rps", "rps_per_mb", "latency_mean_ms", "errors"])
+        if t:
+            out.append(t)
+    return out
+
+
+def legacy_params(label: str) -> dict:
+    found = re.fullmatch(r"load c=(\d+)", label)
+    return {"connections": int(found.group(1)), "method": "GET"} if found else {}
+
+
+
+def describe(p: dict, plan: dict) -> str:
+    return (f"peak RSS under load: {p.get('load_path', '?')} with {p.get('load_connections', '?')} connections for "
+            f"{p.get('load_duration_s', '?')} s, RSS sampled at {plan.get('sample_hz', '?')} Hz.")
+
+SCENARIO = Scenario(
+    name="memory", title="Memory under load: peak RSS and req/s per MB", phase=Phase.ON_LOAD,
+    settings=MemorySettings, run=run, estimate_s=estimate_s, tables=tables, legacy_params=legacy_params, describe=describe)

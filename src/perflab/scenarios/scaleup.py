@@ -7,51 +7,62 @@ worked is recorded and the others go on.
 
 from __future__ import annotations
 
-from perflab import procs, probes
-from perflab.errors import LabError
-from perflab.instance import Instance
-from perflab.lab import AppFailed, Lab
+from perflab.errors import AppFailed, LabError
+from perflab.report.tables import Table, by_target_table
+from perflab.results import RunView
+from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.settings import Settings, setting
 
 
-def steps(plan, target_label: str, start_s: float) -> list[tuple[str, float]]:
-    return [(f"{target_label} scaleup", plan["scaleup"]["runs"] * (start_s + 1.0))]
+class ScaleupSettings(Settings):
+    runs: int = setting(3, "fresh launches; the first (cold) one is kept apart", "launches", ge=2)
+    timeout_s: float = setting(180.0, "how long a launch may take to become ready", "s", gt=0)
+    poll_ms: float = setting(5.0, "readiness poll interval", "ms", gt=0, le=50)
 
 
-def _one_launch(lab: Lab, app, mode: str, tag: str) -> tuple[probes.PollResult, str]:
-    """(readiness poll, why it ended if the instance is gone)."""
-    inst = Instance(lab.spec(app, mode), procs.free_port(), tag=tag)
+def _one_launch(ctx: Context, tag: str):
+    inst = ctx.launch(tag)
     try:
-        inst.start()
-        ready = probes.wait_ready(inst.base_url + app.ready_path, inst.spawn_ns, inst.running.proc,
-                                  timeout_s=lab.plan["scaleup"]["timeout_s"],
-                                  interval_ms=lab.plan["startup"]["poll_ms"])
-        return ready, inst.end_reason()
+        return inst.wait_until_ready(ctx.settings.timeout_s, ctx.settings.poll_ms)
     finally:
         inst.stop()
 
 
-def run(lab: Lab, app, mode: str) -> None:
-    runs = lab.plan["scaleup"]["runs"]
+def run(ctx: Context) -> None:
+    runs = ctx.settings.runs
     failures: list[str] = []
     for i in range(runs):
-        point = "cold" if i == 0 else "warm"
-        lab.progress.update(f"launch {i + 1}/{runs} ({point}) to readiness")
+        at = point("cold", launch="cold") if i == 0 else point("warm", launch="warm")
+        ctx.progress.update(f"launch {i + 1}/{runs} ({at.label}) to readiness")
         try:
-            ready, ended = _one_launch(lab, app, mode, tag=f"scaleup{i}")
-        except LabError as exc:
-            ready, ended = None, str(exc)
-        if ready is None or not ready.ok:
-            why = ended or (ready.reason if ready else "launch failed")
+            ready = _one_launch(ctx, tag=f"scaleup{i}")
+        except (AppFailed, LabError) as exc:
+            why = exc.message if isinstance(exc, LabError) else str(exc)
             if i == 0:
-                raise AppFailed(f"scaleup: not ready: {why}")
+                raise AppFailed(f"scaleup: {why}") from exc
             failures.append(f"launch {i + 1}: {why}")
             continue
         extra = {"resolution_ms": ready.resolution_ms, "attempts": ready.attempts,
                  "uncertainty_ms": ready.uncertainty_ms, "url": ready.url}
         # one figure per launch: the store's summary of the "warm" repeats is the median and spread
-        lab.record(app.name, mode, "scaleup", "ready_ms", ready.elapsed_ms, "ms", point=point, repeat=i, extra=extra)
+        ctx.record("ready_ms", ready.elapsed_ms, "ms", at=at, repeat=i, extra=extra)
     if failures:
-        lab.outcome(app.name, mode, "scaleup", "failed",
-                    f"{len(failures)} of {runs} launches not ready: " + "; ".join(failures))
+        ctx.outcome("failed", f"{len(failures)} of {runs} launches not ready: " + "; ".join(failures))
     else:
-        lab.outcome(app.name, mode, "scaleup", "ok")
+        ctx.outcome("ok")
+
+
+def tables(view: RunView) -> list[Table]:
+    out = []
+    for label, title in (("warm", "Launch to /health/ready, warm launches"), ("cold", "Launch to /health/ready, first launch")):
+        t = by_target_table(view, f"scaleup-{label}", title, view.find("scaleup", point=label), ["ready_ms"])
+        if t:
+            t.terminal = label == "warm"
+            out.append(t)
+    return out
+
+
+SCENARIO = Scenario(
+    name="scaleup", title="Scale-up: launch to readiness", phase=Phase.OWN_BEFORE, settings=ScaleupSettings,
+    run=run, estimate_s=lambda e: e.settings.runs * (e.start_s + 1.0), tables=tables,
+    legacy_params=lambda label: {"launch": label} if label in ("cold", "warm") else {})

@@ -20,20 +20,39 @@ import io
 import time
 from dataclasses import dataclass
 
-from perflab import apps, probes, procs, signals
+from pydantic import model_validator
+
+from perflab import apps, probes, signals
 from perflab.drivers import oha, wrk
 from perflab.drivers.base import LoadResult
-from perflab.errors import LabError
+from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance, mb
-from perflab.lab import AppFailed, Lab
+from perflab.report.tables import Table, by_target_table
+from perflab.results import RunView
+from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point
 from perflab.scenarios import drift, gclog, loadpoint
+from perflab.settings import Settings, setting
 
 PERCENTILES = ("50", "90", "99", "99.9")
 MAX_SAMPLES = 20_000  # RSS samples over the whole soak, at most (and at least 1 a second)
 
 
-def steps(plan, target_label: str, start_s: float) -> list[tuple[str, float]]:
-    return [(f"{target_label} soak", start_s + plan["soak"]["duration_s"] + 3.0)]
+INTERVAL = point("interval", interval=True)
+
+
+class SoakSettings(Settings):
+    duration_s: float = setting(120.0, "the whole soak", "s", gt=0)
+    path: str = setting("/fruits", "the path loaded")
+    connections: int = setting(10, "connections (closed loop; the open-loop driver's at most)", "connections", ge=1)
+    rate: float = setting(0.0, "a fixed offered rate (0: closed loop)", "req/s", ge=0)
+    interval_s: float = setting(10.0, "each interval's measurement (its own figures)", "s", gt=0)
+    timeout_s: float = setting(180.0, "how long the launch may take to become ready", "s", gt=0)
+
+    @model_validator(mode="after")
+    def _interval_fits(self):
+        if self.interval_s > self.duration_s:
+            raise ValueError("soak.interval_s must be at most soak.duration_s")
+        return self
 
 
 def is_jvm_mode(app: apps.App, mode: str) -> bool:
@@ -56,15 +75,15 @@ class Interval:
     gc: gclog.GcSummary | None
 
 
-def _driver(lab: Lab):
+def _driver(ctx: Context):
     """A function (url, seconds) -> LoadResult, and a description of the load."""
-    cfg = lab.plan["soak"]
-    cpus = lab.driver_cpus()
-    if cfg["rate"] > 0:
+    cfg: SoakSettings = ctx.settings
+    cpus = ctx.lab.driver_cpus()
+    if cfg.rate > 0:
         def fixed_rate(url: str, seconds: float) -> LoadResult:
-            return oha.run_oha(url, rate=cfg["rate"], duration_s=seconds, connections=cfg["connections"], cpus=cpus)
-        return fixed_rate, f"open loop at {cfg['rate']:g} req/s (oha, {cfg['connections']} connections at most)"
-    conns = cfg["connections"]
+            return oha.run_oha(url, rate=cfg.rate, duration_s=seconds, connections=cfg.connections, cpus=cpus)
+        return fixed_rate, f"open loop at {cfg.rate:g} req/s (oha, {cfg.connections} connections at most)"
+    conns = cfg.connections
     threads = max(1, min(conns, len(cpus)))
 
     def closed_loop(url: str, seconds: float) -> LoadResult:
@@ -72,15 +91,14 @@ def _driver(lab: Lab):
     return closed_loop, f"closed loop, wrk -c{conns} -t{threads}"
 
 
-def _record_interval(lab: Lab, inst: Instance, iv: Interval, start_ns: int, end_ns: int, driver: str) -> None:
-    app, mode = inst.spec.app.name, inst.spec.mode
+def _record_interval(ctx: Context, inst: Instance, iv: Interval, start_ns: int, end_ns: int, driver: str) -> None:
     r = iv.result
     series = inst.sampler.snapshot()
     flags = loadpoint.flags_of(r)
     extra = {"t_start_s": round(iv.t_start_s, 3), "t_end_s": round(iv.t_end_s, 3), "driver": driver,
              "connections": r.connections, "offered_rate": r.offered_rate, "duration_s": r.duration_s,
              "errors": r.errors.__dict__, "driver_bound_reason": r.driver_bound_reason}
-    put = lambda metric, value, unit: lab.record(app, mode, "soak", metric, value, unit, point="interval",  # noqa: E731
+    put = lambda metric, value, unit: ctx.record(metric, value, unit, at=INTERVAL,  # noqa: E731
                                                  repeat=iv.index, flags=flags, extra=extra)
     put("rps", r.rps, "req/s")
     put("requests", r.requests, "count")
@@ -119,17 +137,16 @@ def _samples_csv(series: probes.SampleSeries, origin_ns: int) -> str:
     return out.getvalue()
 
 
-def _finish(lab: Lab, inst: Instance, series: probes.SampleSeries | None, intervals: list[Interval],
+def _finish(ctx: Context, inst: Instance, series: probes.SampleSeries | None, intervals: list[Interval],
             soak_start_ns: int, status: str, reason: str, startup_gc: gclog.GcSummary | None,
             gc_path, outputs: list[str], planned: int) -> None:
     """Totals, drift, GC totals and the raw files; the outcome."""
-    app, mode = inst.spec.app.name, inst.spec.mode
     if series is not None:
-        lab.store.add_file(lab.run_id, app, mode, "soak", "samples", "samples.csv", _samples_csv(series, inst.spawn_ns))
+        ctx.add_file("samples", "samples.csv", _samples_csv(series, inst.spawn_ns))
     if gc_path is not None and gc_path.exists():
-        lab.store.add_file(lab.run_id, app, mode, "soak", "gc-log", "gc.log", gc_path.read_bytes())
+        ctx.add_file("gc-log", "gc.log", gc_path.read_bytes())
     if outputs:
-        lab.store.add_file(lab.run_id, app, mode, "soak", "driver-output", "intervals.txt", "\n".join(outputs))
+        ctx.add_file("driver-output", "intervals.txt", "\n".join(outputs))
     flags = {"ok": [], "interrupted": ["interrupted"], "failed": ["crashed"]}.get(status, [status])
     verdict_text = "no interval finished"
     if intervals:
@@ -144,7 +161,7 @@ def _finish(lab: Lab, inst: Instance, series: probes.SampleSeries | None, interv
         total_flags = flags + (["errors"] if errors else [])
 
         def put(metric: str, value: float | None, unit: str, fl: list[str] = total_flags) -> None:
-            lab.record(app, mode, "soak", metric, value, unit, flags=fl, extra=extra)
+            ctx.record(metric, value, unit, at=NO_POINT, flags=fl, extra=extra)
 
         put("requests", requests, "count")
         put("errors", errors, "count")
@@ -171,25 +188,26 @@ def _finish(lab: Lab, inst: Instance, series: probes.SampleSeries | None, interv
                     ("gc_pause_total_ms", sum(g.pause_total_ms for g in gcs), "ms"),
                     ("gc_pause_max_ms", max(g.pause_max_ms for g in gcs), "ms"),
                     ("gc_full_pauses", sum(g.full_pauses for g in gcs), "count")):
-                lab.record(app, mode, "soak", metric, value, unit, flags=flags, extra=gc_extra)
+                ctx.record(metric, value, unit, at=NO_POINT, flags=flags, extra=gc_extra)
     text = f"{len(intervals)} of {planned} intervals; {verdict_text}"
-    lab.outcome(app, mode, "soak", status, f"{reason}; {text}" if reason else text)
+    ctx.outcome(status, f"{reason}; {text}" if reason else text)
 
 
-def run(lab: Lab, app: apps.App, mode: str) -> None:
-    cfg = lab.plan["soak"]
-    drive, driver_text = _driver(lab)
-    count, length = interval_plan(cfg["duration_s"], cfg["interval_s"], whole_seconds=cfg["rate"] <= 0)
-    spec = lab.spec(app, mode)
+def run(ctx: Context) -> None:
+    cfg: SoakSettings = ctx.settings
+    lab, app, mode = ctx.lab, ctx.app, ctx.mode
+    drive, driver_text = _driver(ctx)
+    count, length = interval_plan(cfg.duration_s, cfg.interval_s, whole_seconds=cfg.rate <= 0)
+    spec = ctx.spec()
     # a few samples a second are plenty for drift; hours at the plan's rate would be a huge CSV
-    spec = dataclasses.replace(spec, sample_hz=min(spec.sample_hz, max(1.0, MAX_SAMPLES / cfg["duration_s"])))
+    spec = dataclasses.replace(spec, sample_hz=min(spec.sample_hz, max(1.0, MAX_SAMPLES / cfg.duration_s)))
     gc_path = None
     if is_jvm_mode(app, mode):
         gc_path = lab.log_dir / f"{app.name}-{mode}-soak-gc.log"
         gc_path.parent.mkdir(parents=True, exist_ok=True)
         gc_path.unlink(missing_ok=True)
         spec = dataclasses.replace(spec, jvm_opts=[*spec.jvm_opts, gclog.jvm_gc_log_option(gc_path)])
-    inst = Instance(spec, procs.free_port(), tag="soak")
+    inst = Instance(spec, tag="soak")
     intervals: list[Interval] = []
     outputs: list[str] = []
     status, reason = "ok", ""
@@ -200,20 +218,20 @@ def run(lab: Lab, app: apps.App, mode: str) -> None:
             inst.start()
         except LabError as exc:
             raise AppFailed(f"soak: {exc}") from exc
-        ready = probes.wait_ready(inst.base_url + app.ready_path, inst.spawn_ns, inst.running.proc,
-                                  timeout_s=lab.plan["startup"]["timeout_s"], interval_ms=20)
-        if not ready.ok:
-            raise AppFailed(f"soak: not ready: {inst.end_reason() or ready.reason}")
+        try:
+            inst.wait_until_ready(cfg.timeout_s)
+        except AppFailed as exc:
+            raise AppFailed(f"soak: {exc}") from exc
         follower = gclog.GcLogFollower(gc_path) if gc_path is not None else None
         startup_gc = follower.read_new() if follower else None
-        url = inst.base_url + cfg["path"]
+        url = inst.base_url + cfg.path
         soak_start_ns = time.monotonic_ns()
         for i in range(count):
             if inst.exited() is not None:
                 status, reason = "failed", f"the app ended during the soak: {inst.end_reason()}"
                 break
             elapsed = (time.monotonic_ns() - soak_start_ns) / 1e9
-            lab.progress.update(f"interval {i + 1}/{count} ({elapsed:.0f}/{count * length:.0f} s, {driver_text})")
+            ctx.progress.update(f"interval {i + 1}/{count} ({elapsed:.0f}/{count * length:.0f} s, {driver_text})")
             start_ns = time.monotonic_ns()
             try:
                 result = drive(url, length)
@@ -226,7 +244,7 @@ def run(lab: Lab, app: apps.App, mode: str) -> None:
                           mb(snapshot.mean("rss_bytes", start_ns, end_ns)), follower.read_new() if follower else None)
             intervals.append(iv)
             outputs.append(f"=== interval {i} t={iv.t_start_s:.3f}-{iv.t_end_s:.3f} s\n{result.raw_output}")
-            _record_interval(lab, inst, iv, start_ns, end_ns, driver_text)
+            _record_interval(ctx, inst, iv, start_ns, end_ns, driver_text)
         else:
             if inst.exited() is not None:
                 status, reason = "failed", f"the app ended during the soak: {inst.end_reason()}"
@@ -241,7 +259,25 @@ def run(lab: Lab, app: apps.App, mode: str) -> None:
             series = inst.stop()
             if soak_start_ns is not None:
                 try:
-                    _finish(lab, inst, series, intervals, soak_start_ns, status, reason, startup_gc, gc_path,
+                    _finish(ctx, inst, series, intervals, soak_start_ns, status, reason, startup_gc, gc_path,
                             outputs, count)
                 except Exception as exc:  # noqa: BLE001 - the finished intervals are stored already
                     lab.warn(f"{app.name}/{mode} soak: could not store its totals: {exc}")
+
+
+def ensure_driver(settings: SoakSettings, say) -> None:
+    if settings.rate > 0:
+        oha.ensure_oha(log=say)  # a fixed-rate soak needs the open-loop driver, built before any launch
+
+
+def tables(view: RunView) -> list[Table]:
+    totals = by_target_table(view, "soak-totals", "The whole soak", view.find("soak", point=""),
+                             ["requests", "errors", "rps", "rss_drift_mb_per_h", "gc_collections", "gc_pause_total_ms",
+                              "latency_p99_worst_ms"])
+    return [totals] if totals else []
+
+
+SCENARIO = Scenario(
+    name="soak", title="Soak: a long run", phase=Phase.OWN_AFTER, settings=SoakSettings, run=run,
+    estimate_s=lambda e: e.start_s + e.settings.duration_s + 3.0, tables=tables, setup=ensure_driver,
+    legacy_params=lambda label: {"interval": True} if label == "interval" else {})

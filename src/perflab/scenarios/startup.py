@@ -1,6 +1,6 @@
 """startup: N fresh launches of an app/mode. Each measures time to first response (exec -> first
 200, polled at <= 5 ms), the framework's own start time from its log, readiness, RSS just after
-the first response and, when the memory scenario is planned, RSS at rest after a quiet pause.
+the first response and, when startup.rest_s > 0, RSS at rest after a quiet pause.
 
 The first launch is the cold one (page cache, class data): it is stored apart (point "cold") and
 the warm launches give the median and spread. The first launch also carries the verify step: its
@@ -12,72 +12,112 @@ from __future__ import annotations
 import time
 
 from perflab import contract, probes
-from perflab.instance import Instance, mb
-from perflab.lab import AppFailed, Lab
+from perflab.errors import AppFailed
+from perflab.instance import mb
+from perflab.report.tables import Table, by_target_table
+from perflab.results import RunView
+from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.settings import Settings, setting
+
+COLD, WARM = point("cold", launch="cold"), point("warm", launch="warm")
 
 
-def _one_launch(lab: Lab, app, mode: str, rest_s: float | None, verify: bool, tag: str) -> tuple[dict, dict]:
-    spec = lab.spec(app, mode)
-    cfg = lab.plan["startup"]
-    inst = Instance(spec, tag=tag).start()
+class StartupSettings(Settings):
+    runs: int = setting(5, "fresh launches; the first (cold) one is kept apart", "launches", ge=2)
+    timeout_s: float = setting(180.0, "how long a launch may take to answer", "s", gt=0)
+    poll_ms: float = setting(5.0, "time-to-first-response poll interval", "ms", gt=0, le=5)
+    path: str = setting("", "the first-response path (empty: the app's own, e.g. /hello)")
+    rest_s: float = setting(5.0, "quiet pause after the first response before RSS at rest (0: not measured)",
+                            "s", ge=0)
+
+
+def _one_launch(ctx: Context, verify: bool, tag: str) -> tuple[dict, dict]:
+    cfg: StartupSettings = ctx.settings
+    inst = ctx.launch(tag)
     figures: dict[str, float] = {}
     info: dict = {}
     try:
-        path = cfg["path"] or app.first_response_path
-        first = probes.time_to_first_response(inst.base_url + path, inst.spawn_ns, inst.running.proc,
-                                              timeout_s=cfg["timeout_s"], interval_ms=cfg["poll_ms"])
+        first = inst.first_response(cfg.path or ctx.app.first_response_path, cfg.timeout_s, cfg.poll_ms)
         after_first = inst.sampler.sample_now()
-        if not first.ok:
-            raise AppFailed(f"no first response: {inst.end_reason() or first.reason}")
         figures["ttfr_ms"] = first.elapsed_ms
         info["ttfr_resolution_ms"] = first.resolution_ms
         info["ttfr_attempts"] = first.attempts
         figures["rss_after_first_mb"] = mb(after_first.rss_bytes)
         if after_first.cgroup_memory_bytes is not None:
             figures["cgroup_after_first_mb"] = mb(after_first.cgroup_memory_bytes)
-        ready = probes.wait_ready(inst.base_url + app.ready_path, inst.spawn_ns, inst.running.proc,
-                                  timeout_s=cfg["timeout_s"], interval_ms=cfg["poll_ms"])
-        if ready.ok:
-            figures["ready_ms"] = ready.elapsed_ms
-        if app.startup_log_regex:
-            said = probes.watch_start_log(inst.log_path, app.startup_log_regex, timeout_s=5, process=inst.running.proc)
+        try:
+            figures["ready_ms"] = inst.wait_until_ready(cfg.timeout_s, cfg.poll_ms).elapsed_ms
+        except AppFailed:
+            pass  # answering but never ready: no ready figure (a crash is caught just below)
+        if ctx.app.startup_log_regex:
+            said = probes.watch_start_log(inst.log_path, ctx.app.startup_log_regex, timeout_s=5,
+                                          process=inst.running.proc)
             if said.ok:
                 figures["framework_start_ms"] = said.millis
-        if rest_s is not None:
+        if cfg.rest_s > 0:
             rest_from = time.monotonic_ns()
-            time.sleep(rest_s)
-            series = inst.sampler.snapshot()
+            time.sleep(cfg.rest_s)
             # the mean of the second half of the pause: what the process keeps once it is idle
-            figures["rss_rest_mb"] = mb(series.mean("rss_bytes", rest_from + int(rest_s * 0.5e9)))
+            figures["rss_rest_mb"] = mb(inst.sampler.snapshot().mean("rss_bytes", rest_from + int(cfg.rest_s * 0.5e9)))
         info["jvm_flags"] = inst.jvm_flags()
         info["limits_enforced"] = inst.cgroup.enforced if inst.cgroup else None
         if verify:
             problems = contract.verify(inst.base_url)
             if problems:
                 raise AppFailed("failed the contract check before measuring: " + "; ".join(problems[:5]))
-        reason = inst.end_reason()
-        if reason:
-            raise AppFailed(reason)
+        inst.check_alive()
     finally:
         inst.stop()
     return figures, info
 
 
-_MEMORY_METRICS = {"rss_after_first_mb", "cgroup_after_first_mb", "rss_rest_mb"}
+_UNITS = {"ttfr_ms": "ms", "ready_ms": "ms", "framework_start_ms": "ms"}
 
 
-def run(lab: Lab, app, mode: str, *, verify: bool) -> None:
+def run(ctx: Context) -> None:
     """Raises AppFailed when the app cannot start (or fails verification on the first launch)."""
-    cfg = lab.plan["startup"]
-    # memory at start and at rest come from these launches: also for modes that get no load scenarios
-    with_memory = "memory" in lab.plan["scenarios"]
-    rest_s = lab.plan["memory"]["rest_s"] if with_memory else None
-    for i in range(cfg["runs"]):
-        point = "cold" if i == 0 else "warm"
-        lab.progress.update(f"launch {i + 1}/{cfg['runs']} ({point})")
-        figures, info = _one_launch(lab, app, mode, rest_s, verify and i == 0, tag=f"start{i}")
+    runs = ctx.settings.runs
+    for i in range(runs):
+        at = COLD if i == 0 else WARM
+        ctx.progress.update(f"launch {i + 1}/{runs} ({at.label})")
+        figures, info = _one_launch(ctx, ctx.verify and i == 0, tag=f"start{i}")
         for metric, value in figures.items():
-            scenario = "memory" if metric in _MEMORY_METRICS else "startup"
-            lab.record(app.name, mode, scenario, metric, value, "MB" if metric.endswith("_mb") else "ms",
-                       point=point, repeat=i, extra=info)
-    lab.outcome(app.name, mode, "startup", "ok")
+            ctx.record(metric, value, _UNITS.get(metric, "MB"), at=at, repeat=i, extra=info)
+    ctx.outcome("ok")
+
+
+def estimate_s(e: Estimate) -> float:
+    return e.settings.runs * (e.start_s + e.settings.rest_s + 1.0)
+
+
+def tables(view: RunView) -> list[Table]:
+    out = []
+    for at, title in ((WARM, "Warm launches (median over launches 2..N)"), (COLD, "First (cold) launch")):
+        t = by_target_table(view, f"startup-{at.label}", title, view.find("startup", point=at.label),
+                            ["ttfr_ms", "framework_start_ms", "ready_ms"])
+        if t:
+            out.append(t)
+    for at, title in ((WARM, "Memory after start (warm launches)"), (COLD, "Memory after start (first launch)")):
+        t = by_target_table(view, f"memory-{at.label}", title, view.find("startup", point=at.label),
+                            ["rss_after_first_mb", "rss_rest_mb", "cgroup_after_first_mb"])
+        if t:
+            t.terminal = at is WARM
+            out.append(t)
+    return out
+
+
+def legacy_params(label: str) -> dict:
+    return {"launch": label} if label in ("cold", "warm") else {}
+
+
+
+def describe(p: dict, plan: dict) -> str:
+    rest = p.get("rest_s", 0)
+    return (f"{p.get('runs', '?')} fresh launches; time to first response polled every {p.get('poll_ms', '?')} ms "
+            f"on {p.get('path') or 'the app’s first-response path'}; the framework's start time from its log; "
+            f"RSS after the first request" + (f" and after {rest} s at rest." if rest else "."))
+
+SCENARIO = Scenario(
+    name="startup", title="Start-up: time to first response, framework start, memory after start",
+    phase=Phase.OWN_BEFORE, settings=StartupSettings, run=run, estimate_s=estimate_s, tables=tables,
+    legacy_params=legacy_params, describe=describe)

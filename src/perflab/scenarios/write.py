@@ -4,20 +4,59 @@
 from __future__ import annotations
 
 from perflab.drivers import wrk
-from perflab.instance import Instance
-from perflab.lab import Lab
+from perflab.report.tables import Table, by_point_table
+from perflab.results import RunView
+from perflab.scenario import Context, Estimate, Phase, Scenario, point
 from perflab.scenarios import loadpoint
+from perflab.settings import Settings, setting
+
+REQUESTS = (point("GET /data/{key}", method="GET", path="/data/{key}"),
+            point("POST /data", method="POST", path="/data"))
+_SCRIPTS = {"GET": "get_data", "POST": "post_data"}
 
 
-def run(lab: Lab, inst: Instance) -> None:
-    cfg = lab.plan["write"]
-    app, mode = inst.spec.app.name, inst.spec.mode
-    conns, threads = cfg["connections"], min(cfg["threads"], cfg["connections"])
-    for r in range(lab.plan["repeats"]):
-        for name, script in (("GET /data/{key}", "get_data"), ("POST /data", "post_data")):
-            lab.progress.update(f"{name} r{r + 1}/{lab.plan['repeats']}")
-            window = loadpoint.open_window(lab)
-            result = wrk.run_wrk(inst.base_url, connections=conns, threads=threads, duration_s=int(cfg["duration_s"]),
-                                 warmup_s=int(cfg["warmup_s"]) if r == 0 else 0, cpus=lab.driver_cpus(), script=script)
-            loadpoint.record(lab, inst, "write", name, r, result, window)
-    lab.outcome(app, mode, "write", "ok")
+class WriteSettings(Settings):
+    connections: int = setting(10, "closed-loop connections", "connections", ge=1)
+    threads: int = setting(2, "wrk threads (KT-2020: 2)", ge=1)
+    duration_s: float = setting(10.0, "each request kind's measurement", "s", ge=1)
+    warmup_s: float = setting(5.0, "load before the first repeat of each kind (not measured)", "s", ge=0)
+
+
+def run(ctx: Context) -> None:
+    cfg: WriteSettings = ctx.settings
+    conns, threads = cfg.connections, min(cfg.threads, cfg.connections)
+    for r in range(ctx.repeats):
+        for at in REQUESTS:
+            ctx.progress.update(f"{at.label} r{r + 1}/{ctx.repeats}")
+            window = loadpoint.open_window(ctx.lab)
+            result = wrk.run_wrk(ctx.inst.base_url, connections=conns, threads=threads,
+                                 duration_s=int(cfg.duration_s), warmup_s=int(cfg.warmup_s) if r == 0 else 0,
+                                 cpus=ctx.lab.driver_cpus(), script=_SCRIPTS[at.params["method"]])
+            loadpoint.record(ctx, at, r, result, window)
+    ctx.outcome("ok")
+
+
+def estimate_s(e: Estimate) -> float:
+    return len(REQUESTS) * (e.settings.warmup_s + e.repeats * (e.settings.duration_s + 0.5))
+
+
+def tables(view: RunView) -> list[Table]:
+    out = []
+    cells = view.find("write")
+    for metric, what, terminal in (("rps", "req/s", True), ("latency_mean_ms", "mean latency, ms", True),
+                                   ("latency_p99_ms", "p99 latency, ms", False), ("errors", "errors", False)):
+        t = by_point_table(view, f"write-{metric}", what, [c for c in cells if c.metric == metric], "request")
+        if t:
+            t.terminal = terminal
+            out.append(t)
+    return out
+
+
+
+def describe(p: dict, plan: dict) -> str:
+    return f"wrk -t{p.get('threads', '?')} -c{p.get('connections', '?')} for {p.get('duration_s', '?')} s per request kind."
+
+SCENARIO = Scenario(
+    name="write", title="Read by key and create (GET /data/{key}, POST /data)", phase=Phase.ON_LOAD,
+    settings=WriteSettings, run=run, estimate_s=estimate_s, tables=tables,
+    legacy_params=lambda label: next((dict(r.params) for r in REQUESTS if r.label == label), {}), describe=describe)

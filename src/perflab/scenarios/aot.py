@@ -1,4 +1,4 @@
-"""Preparing a mode before it is measured: its `prepare` step (e.g. extracting a Spring Boot jar so
+"""aot: preparing a mode before it is measured: its `prepare` step (e.g. extracting a Spring Boot jar so
 its classes can be cached) and, for `aot = "train"` modes, a JDK AOT cache (JEP 483/514, JDK 24+).
 
 Training: one launch with -XX:AOTCacheOutput, the contract's read-only requests plus a short load
@@ -13,11 +13,17 @@ import subprocess
 import time
 from pathlib import Path
 
-from perflab import apps, contract, isolate, probes, procs
+from perflab import apps, contract, isolate, procs
 from perflab.drivers import wrk
-from perflab.errors import LabError
-from perflab.instance import Instance
-from perflab.lab import AppFailed, Lab
+from perflab.errors import AppFailed, LabError
+from perflab.scenario import Context, Phase, Scenario
+from perflab.settings import Settings, setting
+
+
+class AotSettings(Settings):
+    timeout_s: float = setting(180.0, "how long the training launch may take to become ready", "s", gt=0)
+    training_load_s: float = setting(5.0, "load on /fruits and on /todos during training", "s", ge=1)
+    write_timeout_s: float = setting(600.0, "how long the JVM may take to write the cache at exit", "s", gt=0)
 
 
 def prepare(app: apps.App, mode_name: str, log_path: Path) -> None:
@@ -34,32 +40,34 @@ def prepare(app: apps.App, mode_name: str, log_path: Path) -> None:
         raise AppFailed(f"prepare step {' '.join(mode.prepare)} failed (exit {res.returncode}); see {log_path}")
 
 
-def train(lab: Lab, app: apps.App, mode_name: str) -> tuple[list[str], dict]:
+def train(ctx: Context) -> tuple[list[str], dict]:
     """Train an AOT cache for this run; returns the JVM options that use it and what was done."""
-    cache = lab.store.run_dir(lab.run_id) / "aot" / f"{app.name}-{mode_name}.aot"
+    lab, cfg = ctx.lab, ctx.settings
+    cache = lab.store.run_dir(lab.run_id) / "aot" / f"{ctx.app.name}-{ctx.mode}.aot"
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.unlink(missing_ok=True)
-    spec = lab.spec(app, mode_name)
+    spec = ctx.spec()
     spec.jvm_opts = spec.jvm_opts + [f"-XX:AOTCacheOutput={cache}"]
     # Training is not measured: no CPU quota, and room for the second JVM that the JDK forks at exit
     # to assemble the cache (under the plan's limits it can take minutes or be starved).
     spec.limits = isolate.Limits(cpus=spec.limits.cpus, memory_mb=(spec.limits.memory_mb or 1024) * 2)
-    inst = Instance(spec, tag="aot-training").start()
+    inst = ctx.launch("aot-training", spec)
     info: dict = {"cache": str(cache)}
     try:
-        ready = probes.wait_ready(inst.base_url + app.ready_path, inst.spawn_ns, inst.running.proc,
-                                  timeout_s=lab.plan["startup"]["timeout_s"], interval_ms=20)
-        if not ready.ok:
-            raise AppFailed(f"AOT training run not ready: {inst.end_reason() or ready.reason}")
+        try:
+            inst.wait_until_ready(cfg.timeout_s)
+        except AppFailed as exc:
+            raise AppFailed(f"AOT training run: {exc}") from exc
         problems = contract.verify(inst.base_url)
         if problems:
             raise AppFailed("AOT training run failed the contract check: " + "; ".join(problems[:3]))
         for path in ("/fruits", "/todos"):
-            wrk.run_wrk(inst.base_url + path, connections=4, threads=1, duration_s=5, cpus=lab.driver_cpus())
+            wrk.run_wrk(inst.base_url + path, connections=4, threads=1, duration_s=int(cfg.training_load_s),
+                        cpus=lab.driver_cpus())
         started = time.monotonic()
-        lab.progress.update("writing the AOT cache")
+        ctx.progress.update("writing the AOT cache")
         # SIGTERM only (no quick SIGKILL): the cache is written while the JVM exits
-        procs.stop_group(inst.pid, timeout=600, proc=inst.running.proc)
+        procs.stop_group(inst.pid, timeout=cfg.write_timeout_s, proc=inst.running.proc)
         info["exit_code"] = inst.running.proc.returncode
         info["write_s"] = round(time.monotonic() - started, 2)
     finally:
@@ -71,16 +79,30 @@ def train(lab: Lab, app: apps.App, mode_name: str) -> tuple[list[str], dict]:
     return [f"-XX:AOTCache={cache}", "-XX:AOTMode=on"], info
 
 
-def prepare_target(lab: Lab, app: apps.App, mode_name: str) -> list[str]:
+def run(ctx: Context) -> list[str]:
     """Run the mode's prepare step and AOT training; returns extra JVM options for its launches."""
+    app, mode_name = ctx.app, ctx.mode
     mode = app.mode(mode_name)
-    prepare(app, mode_name, lab.log_dir / f"{app.name}-{mode_name}-prepare.log")
+    ctx.progress.update("preparing the mode")
+    prepare(app, mode_name, ctx.lab.log_dir / f"{app.name}-{mode_name}-prepare.log")
     if mode.aot != "train":
+        ctx.outcome("ok", "prepared (no AOT cache for this mode)", quiet=True)
         return []
     if not mode.is_jvm:
         raise LabError(f"{app.name} mode {mode_name}: aot = \"train\" needs a JVM mode")
-    lab.progress.update("training the AOT cache")
-    opts, info = train(lab, app, mode_name)
-    lab.record(app.name, mode_name, "footprint", "aot_cache_mb", info["cache_mb"], "MB", extra=info)
-    lab.record(app.name, mode_name, "footprint", "aot_cache_write_s", info["write_s"], "s", extra=info)
+    ctx.progress.update("training the AOT cache")
+    opts, info = train(ctx)
+    ctx.record("aot_cache_mb", info["cache_mb"], "MB", extra=info)
+    ctx.record("aot_cache_write_s", info["write_s"], "s", extra=info)
+    ctx.outcome("ok")
     return opts
+
+
+def applies(app: apps.App, mode_name: str) -> bool:
+    mode = app.mode(mode_name)
+    return bool(mode.prepare or mode.aot)
+
+
+SCENARIO = Scenario(
+    name="aot", title="AOT cache: training and size", phase=Phase.PREPARE, settings=AotSettings, run=run,
+    estimate_s=lambda e: e.start_s + 2 * e.settings.training_load_s + 30.0, applies=applies)

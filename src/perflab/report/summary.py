@@ -1,0 +1,66 @@
+"""The terminal summary of a run: the same tables the report shows (each scenario's own
+presentation, formatted by the same functions), those meant for the terminal, then what was not
+measured and what every mark means."""
+
+from __future__ import annotations
+
+import io
+import shutil
+
+from rich import box
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from perflab.report.tables import (FLAG_MARK, Table, cell_text, flag_help, report_scenarios, scenario_tables,
+                                   scenario_title)
+from perflab.results import RunView
+
+
+def _rich(t: Table) -> RichTable:
+    out = RichTable(title=t.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    out.add_column(t.row_header, no_wrap=True)
+    for column in t.columns:
+        out.add_column(column, no_wrap=True)
+    for label, cells in t.rows:
+        out.add_row(label, *(cell_text(c) for c in cells))
+    return out
+
+
+def header(view: RunView) -> list[str]:
+    env = view.environment
+    git = env.get("git") or {}
+    limits = view.plan.get("limits", {})
+    return [f"run {view.id} ({view.status}) plan {view.plan.get('name')}",
+            f"machine: {env.get('cpu_model')}, {env.get('cpus_online')} CPUs, {env.get('memory_mb')} MB, "
+            f"kernel {env.get('kernel')}; git {git.get('sha', '')[:12]}{' (dirty)' if git.get('dirty') else ''}",
+            f"limits: app {limits.get('cpus')} CPU, {limits.get('memory_mb')} MB; "
+            f"topology: {(env.get('topology') or {}).get('description', '?')}"]
+
+
+def render(view: RunView, width: int | None = None) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width or max(100, shutil.get_terminal_size((160, 40)).columns),
+                      no_color=True, highlight=False, emoji=False, soft_wrap=False)
+    for line in header(view):
+        console.print(line, markup=False)
+    flags: set[str] = set()
+    for scenario in report_scenarios(view):
+        tables = [t for t in scenario_tables(view, scenario) if t.terminal and t.rows]
+        if not tables:
+            continue
+        console.print(f"\n{scenario_title(scenario)}", markup=False)
+        for t in tables:
+            console.print(_rich(t))
+            flags |= {f for c in t.cells() for f in c.flags}
+    problems = [o for o in view.outcomes if o["status"] != "ok"]
+    if problems:
+        console.print("\nnot measured or failed:", markup=False)
+        for o in problems:
+            console.print(f"  {o['app']}/{o['mode']} {o['scenario']}: {o['status']} {o['reason']}", markup=False)
+    if flags:
+        known = sorted(f for f in flags if f in FLAG_MARK)
+        other = sorted(f for f in flags if f not in FLAG_MARK)
+        console.print("\nmarks: " + "; ".join([f"{FLAG_MARK[f]} {flag_help(f)}" for f in known]
+                                              + [f"[{f}] {flag_help(f)}" for f in other]), markup=False)
+    console.print("values: median [min-max] cv n over the repeats or launches", markup=False)
+    return buffer.getvalue().rstrip() + "\n"

@@ -1,0 +1,133 @@
+"""What a scenario is: its name, its settings table, the phase it runs in, its time estimate, how it
+runs and how its figures are shown. Each scenario module defines one `Scenario` and the registry
+(perflab.registry) lists them in the lab's order; the runner, the plan schema, the progress
+estimate, the terminal summary and the report all read that one definition.
+
+A scenario runs with a `Context` bound to one app/mode and to itself: it can store only its own
+figures, and what it needs from an earlier scenario's result is handed to it in `ctx.results`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+from perflab.settings import Settings
+
+if TYPE_CHECKING:
+    from perflab.apps import App, BuildResult
+    from perflab.instance import Instance
+    from perflab.lab import Lab
+    from perflab.progress import Progress
+    from perflab.report.tables import Table
+    from perflab.results import RunView
+
+
+class Phase(enum.Enum):
+    """When a scenario runs for an app/mode; within a phase, in registry order."""
+
+    BUILD = "once per build"
+    PREPARE = "before anything is launched (when the mode needs it)"
+    OWN_BEFORE = "own launches, before the load instance"
+    ON_LOAD = "on the long-lived load instance"
+    OWN_AFTER = "own launches, after the load instance"
+
+
+@dataclass(frozen=True)
+class Point:
+    """Where on its curve a figure was measured: a label for people and its parameters as data
+    (path, connections, rate, method, ...), which tables sort and select by."""
+
+    label: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+def point(label: str, **params: Any) -> Point:
+    return Point(label, params)
+
+
+NO_POINT = Point()
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a scenario's time estimate may use: its settings, the plan's repeats, and how long
+    one launch of this app/mode takes to answer (a rough guess before anything is measured)."""
+
+    settings: Any
+    repeats: int
+    start_s: float
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    title: str
+    phase: Phase
+    settings: type[Settings]
+    run: Callable[["Context"], Any]
+    estimate_s: Callable[[Estimate], float]
+    # the scenario's tables; None: one generic table of whatever it stored
+    tables: Callable[["RunView"], list["Table"]] | None = None
+    # the plan's settings in words for the report: (the stored plan's table, the whole plan) -> text
+    describe: Callable[[dict, dict], str] | None = None
+    # earlier scenarios whose results this one reads from ctx.results (when they ran)
+    needs: tuple[str, ...] = ()
+    # once per run, before anything is launched, when the scenario is planned: e.g. build a tool
+    # or a reference app it needs; (settings, say) -> None, raising LabError when it cannot
+    setup: Callable[[Any, Callable[[str], None]], None] | None = None
+    # PREPARE scenarios: whether an app/mode needs it (they are not listed in plans)
+    applies: Callable[["App", str], bool] | None = None
+    # the parameters of a point label stored before points carried parameters (old runs)
+    legacy_params: Callable[[str], dict] | None = None
+
+
+@dataclass
+class Context:
+    """One scenario on one app/mode."""
+
+    lab: "Lab"
+    scenario: Scenario
+    app: "App"
+    mode: str
+    settings: Any
+    inst: "Instance | None" = None                      # ON_LOAD: the shared load instance
+    results: dict[str, Any] = field(default_factory=dict)  # earlier scenarios' results (see needs)
+    build: "BuildResult | None" = None                  # BUILD: the build measured
+    verify: bool = False                                # check the contract on the first launch
+
+    @property
+    def plan(self):
+        return self.lab.plan
+
+    @property
+    def progress(self) -> "Progress":
+        return self.lab.progress
+
+    @property
+    def repeats(self) -> int:
+        return self.lab.plan.repeats
+
+    def record(self, metric: str, value: float | None, unit: str, *, at: Point = NO_POINT, repeat: int = 0,
+               flags: Iterable[str] = (), extra: dict[str, Any] | None = None) -> None:
+        self.lab.record(self.app.name, self.mode, self.scenario.name, metric, value, unit, point=at,
+                        repeat=repeat, flags=flags, extra=extra)
+
+    def add_file(self, kind: str, name: str, content: str | bytes):
+        return self.lab.store.add_file(self.lab.run_id, self.app.name, self.mode, self.scenario.name, kind, name,
+                                       content)
+
+    def outcome(self, status: str, reason: str = "", *, part: str = "", quiet: bool = False) -> None:
+        """How the scenario (or one named part of it, e.g. a sweep series) ended."""
+        name = f"{self.scenario.name}:{part}" if part else self.scenario.name
+        self.lab.outcome(self.app.name, self.mode, name, status, reason, quiet=quiet)
+
+    def spec(self, **overrides):
+        return self.lab.spec(self.app, self.mode, **overrides)
+
+    def launch(self, tag: str, spec=None) -> "Instance":
+        """A fresh instance of this app/mode under the plan's limits (or `spec`), started."""
+        from perflab.instance import Instance
+
+        return Instance(spec or self.spec(), tag=tag).start()

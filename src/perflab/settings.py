@@ -1,0 +1,106 @@
+"""Typed, validated settings: the base every scenario's settings table derives from, and the
+translation of validation failures into errors that name the bad key and what is allowed.
+
+A setting is declared once, with its type, default, unit and meaning (`setting(...)`); the plan's
+schema, its defaults and its error messages all come from that one declaration.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from perflab.errors import LabError
+
+
+class Settings(BaseModel):
+    """A table of settings: unknown keys are errors, numbers are not silently made from strings."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, validate_default=True)
+
+    def as_plan(self) -> dict[str, Any]:
+        return self.model_dump(mode="python")
+
+
+def setting(default: Any, help: str = "", unit: str = "", **constraints: Any) -> Any:
+    """A field with its default, its meaning and its unit (shown by `perflab plan --settings`)."""
+    extra = {"unit": unit} if unit else {}
+    return Field(default, description=help, json_schema_extra=extra or None, **constraints)
+
+
+def unit_of(model: type[BaseModel], name: str) -> str:
+    extra = model.model_fields[name].json_schema_extra
+    return extra.get("unit", "") if isinstance(extra, dict) else ""
+
+
+_TYPE_WORDS = {"int": "an integer", "float": "a number", "str": "a string", "bool": "true/false",
+               "list": "a list", "dict": "a table"}
+
+
+def _type_word(kind: str) -> str:
+    for key, word in _TYPE_WORDS.items():
+        if kind.startswith(key):
+            return word
+    return kind
+
+
+_BOUNDS = {"greater_than_equal": "at least", "greater_than": "more than", "less_than_equal": "at most",
+           "less_than": "less than", "too_short": "a list of at least"}
+_CTX = {"greater_than_equal": "ge", "greater_than": "gt", "less_than_equal": "le", "less_than": "lt",
+        "too_short": "min_length"}
+
+
+def _where(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
+    """The settings table that holds the last key of `loc` (for listing its allowed keys)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        if not (isinstance(current, type) and issubclass(current, BaseModel)) or part not in current.model_fields:
+            return None
+        annotation = current.model_fields[part].annotation
+        args = getattr(annotation, "__args__", ())
+        current = next((a for a in (annotation, *args) if isinstance(a, type) and issubclass(a, BaseModel)), None)
+    return current if isinstance(current, type) and issubclass(current, BaseModel) else None
+
+
+def lab_error(exc: ValidationError, model: type[BaseModel], source: str) -> LabError:
+    """The first validation error, said the way a user fixes it."""
+    err = exc.errors()[0]
+    loc = tuple(err["loc"])
+    where = _where(loc)
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        table = _model_at(model, loc)
+        inside = f" in [{_where(loc[:-1])}]" if len(loc) > 1 else ""
+        allowed = ", ".join(sorted(table.model_fields)) if table else "(see the documentation)"
+        return LabError(f"{source}: unknown key {where}", fix=f"allowed keys{inside}: {allowed}")
+    if kind == "missing":
+        parent = _where(loc[:-1])
+        return LabError(f"{source}: {parent + ' needs' if parent else 'the plan needs'} '{loc[-1]}'")
+    if kind.endswith("_type") or kind in ("int_from_float", "model_type", "model_attributes_type"):
+        expected = _type_word(kind.split("_")[0]) if kind.endswith("_type") else "a table"
+        return LabError(f"{source}: {where} must be {expected}, got {err.get('input')!r}")
+    bound = _BOUNDS.get(kind)
+    if bound:
+        return LabError(f"{source}: {where} must be {bound} {err['ctx'][_CTX[kind]]}, "
+                        f"got {err.get('input')!r}")
+    message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    if kind == "value_error" and not message.startswith("must"):
+        return LabError(f"{source}: {message}")  # a rule across keys: the message names them
+    return LabError(f"{source}: {where} {message[0].lower() + message[1:]}")
+
+
+def validate(model: type[BaseModel], raw: dict[str, Any], source: str) -> BaseModel:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise lab_error(exc, model, source) from None
