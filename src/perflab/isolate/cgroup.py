@@ -222,13 +222,6 @@ class Cgroup:
 
         return join_group
 
-    def add_pid(self, pid: int) -> None:
-        """Move an already running process (not its existing children) into the group."""
-        for path in self._procs_paths:
-            _write(Path(os.fsdecode(path)), pid)
-        if self.cpus is not None:
-            os.sched_setaffinity(pid, set(self.cpus))
-
     # --- readings (None when not measured by a cgroup) --------------------------------------
 
     def memory_current(self) -> int | None:
