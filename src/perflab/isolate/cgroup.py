@@ -222,6 +222,20 @@ class Cgroup:
 
         return join_group
 
+    def oom_kill_single_members(self) -> bool:
+        """Let an OOM kill take only the member the kernel chooses, not the whole group.
+
+        For a group whose members stand for separate containers (e.g. density's instances): on
+        cgroup v2 the lab's groups otherwise kill every member on OOM, as a container does. Call
+        it before the members start. Writes 0 to memory.oom.group wherever the group has one and
+        says whether it did: False when it has none (v1, no memory controller, affinity only),
+        where an OOM kill never takes the whole group anyway.
+        """
+        files = [d / "memory.oom.group" for d in self.dirs if (d / "memory.oom.group").exists()]
+        for path in files:
+            _write(path, 0)
+        return bool(files)
+
     # --- readings (None when not measured by a cgroup) --------------------------------------
 
     def memory_current(self) -> int | None:
