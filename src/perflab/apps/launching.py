@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from perflab import jdks, procs
+from perflab import jdks, probes, procs
 from perflab.errors import LabError
 from perflab.paths import work_dir
 
@@ -110,24 +110,19 @@ def http_status(url: str, timeout: float = 2.0) -> int | None:
 
 
 def wait_ready(running: Running, timeout: float = 120.0, path: str | None = None, interval: float = 0.05) -> float:
-    """Wait until the app answers 200 on its readiness path; seconds from launch. Clear errors when
-    it exits or is not ready in time (with the last lines of its log)."""
+    """Wait until the app answers 200 on its readiness path (polled by `probes.wait_ready`); seconds
+    from launch. Clear errors when it exits or is not ready in time (with the last lines of its log)."""
     url = running.base_url + (path or running.app.ready_path)
-    deadline = time.monotonic() + timeout
-    last = None
-    while True:
-        rc = running.proc.poll()
-        if rc is not None:
-            raise LabError(f"{running.app.name} ({running.mode}) exited with code {rc} before it was ready",
-                           details="last lines of its log:\n" + procs.tail(running.log_path, 20),
-                           fix=f"see {running.log_path}")
-        last = http_status(url, timeout=1.0)
-        if last == 200:
-            return (time.monotonic_ns() - running.started_ns) / 1e9
-        if time.monotonic() > deadline:
-            raise LabError(
-                f"{running.app.name} ({running.mode}) was not ready within {timeout:.0f} s"
-                + (f" ({url} answered {last})" if last else f" (nothing answered at {url})"),
-                details="last lines of its log:\n" + procs.tail(running.log_path, 20),
-                fix=f"see {running.log_path}")
-        time.sleep(interval)
+    ready = probes.wait_ready(url, running.started_ns, running.proc, timeout_s=timeout,
+                              interval_ms=interval * 1e3)
+    if ready.ok:
+        return ready.elapsed_ms / 1e3
+    rc = running.proc.poll()
+    if rc is not None:
+        problem = f"exited with code {rc} before it was ready"
+    else:
+        problem = (f"was not ready within {timeout:.0f} s"
+                   + (f" ({url} answered {ready.status})" if ready.status else f" (nothing answered at {url})"))
+    raise LabError(f"{running.app.name} ({running.mode}) {problem}",
+                   details="last lines of its log:\n" + procs.tail(running.log_path, 20),
+                   fix=f"see {running.log_path}")
