@@ -336,7 +336,9 @@ def test_cleanup_stale_removes_crashed_runs_and_spares_live_ones(run_id, childre
 # --- cgroup v2, on a stand-in directory tree ----------------------------------------------------
 
 
-def test_v2_limits_are_written_to_the_v2_files(tmp_path, monkeypatch, run_id):
+@pytest.fixture
+def fake_v2(tmp_path, monkeypatch, run_id):
+    """A writable stand-in for a cgroup v2 mount: (its setup, its root, the "app" role's dir)."""
     monkeypatch.setenv("PERFLAB_RUNTIME_DIR", str(tmp_path / "runtime"))
     base = tmp_path / "cgroup2"
     base.mkdir()
@@ -350,6 +352,11 @@ def test_v2_limits_are_written_to_the_v2_files(tmp_path, monkeypatch, run_id):
     role_dir.mkdir(parents=True)  # files the kernel would create, where they are optional
     (role_dir / "memory.swap.max").write_text("max\n")
     (role_dir / "memory.oom.group").write_text("0\n")
+    return setup, base, role_dir
+
+
+def test_v2_limits_are_written_to_the_v2_files(fake_v2, run_id):
+    setup, base, role_dir = fake_v2
     cpu = cpu_of_test()
 
     group = Cgroup(run_id, "app", Limits(cpus=[cpu], cpu_quota=0.5, memory_mb=100), setup=setup)
@@ -369,6 +376,26 @@ def test_v2_limits_are_written_to_the_v2_files(tmp_path, monkeypatch, run_id):
     (role_dir / "cpu.stat").write_text("usage_usec 1500000\nuser_usec 1000000\n")
     assert group.memory_current() == 12345 and group.memory_peak() == 23456
     assert group.oom_kills() == 2 and group.cpu_usage_s() == 1.5
+
+
+def test_oom_kills_can_be_limited_to_single_members_on_v2(fake_v2, run_id):
+    setup, _, role_dir = fake_v2
+    group = Cgroup(run_id, "app", Limits(memory_mb=100), setup=setup)
+    assert (role_dir / "memory.oom.group").read_text() == "1"  # whole group, as a container
+
+    assert group.oom_kill_single_members() is True
+
+    assert (role_dir / "memory.oom.group").read_text() == "0"
+
+
+def test_oom_kills_of_single_members_need_an_oom_group_file(fake_v2, run_id):
+    setup, _, role_dir = fake_v2
+    (role_dir / "memory.oom.group").unlink()  # a kernel without it
+    group = Cgroup(run_id, "app", Limits(memory_mb=100), setup=setup)
+    assert group.oom_kill_single_members() is False
+    assert not (role_dir / "memory.oom.group").exists()
+    unconfined = Cgroup(run_id, "db", setup=CgroupSetup.none("simulated: no rights"))
+    assert unconfined.dirs == [] and unconfined.oom_kill_single_members() is False
 
 
 # --- topology ---------------------------------------------------------------------------------

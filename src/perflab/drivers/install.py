@@ -18,6 +18,8 @@ from typing import Callable, Iterator
 
 Log = Callable[[str], None]
 
+OHA_VERSION = "1.16.0"  # the pinned oha build: drivers.oha runs it, oha_path() says where it is
+
 
 class DriverUnavailable(RuntimeError):
     """A load driver is missing and could not be installed; the message says how to fix it."""
@@ -100,8 +102,6 @@ def cargo_tool_path(crate: str, version: str, binary: str | None = None) -> Path
 
 def oha_path() -> Path:
     """Where the cached oha build lives, built or not (see drivers.oha.ensure_oha)."""
-    from .oha import OHA_VERSION  # imported late: oha.py imports this module
-
     return cargo_tool_path("oha", OHA_VERSION)
 
 

@@ -20,9 +20,8 @@ from typing import Mapping, Sequence
 
 from .base import (ErrorCounts, LatencyStats, LoadResult, assess_driver_bound, percentile_key,
                    run_driver)
-from .install import Log, ensure_cargo_binary, say
+from .install import OHA_VERSION, Log, ensure_cargo_binary, say
 
-OHA_VERSION = "1.16.0"
 DEADLINE_ABORT = "aborted due to deadline"
 
 

@@ -171,9 +171,5 @@ PUBLISHED_SAVINGS = {"Q-JVM": 0.37, "Q-native": 0.64}
 COST_STUDY = "LAB-2020"
 
 
-def claims_for(scenario: str) -> list[Claim]:
-    return [c for c in CLAIMS if c.where.scenario == scenario]
-
-
 def target_of(label: str) -> str:
     return TARGETS[label]

@@ -1,0 +1,17 @@
+"""The apps under apps/: their descriptors, their builds and launching them.
+
+- `descriptors`: reading and checking apps/<name>/perflab.toml, finding the apps, whether a mode
+  can run here
+- `building`: builds cached by a hash of the app's sources
+- `launching`: starting an app in one of its modes, waiting until it is ready, stopping it
+"""
+
+from .building import BuildResult, build, build_env, last_build
+from .descriptors import App, Mode, discover, get, load_descriptor, native_image, unavailable
+from .launching import Running, http_status, launch, launch_argv, wait_ready
+
+__all__ = [
+    "App", "BuildResult", "Mode", "Running", "build", "build_env", "discover", "get",
+    "http_status", "last_build", "launch", "launch_argv", "load_descriptor", "native_image",
+    "unavailable", "wait_ready",
+]

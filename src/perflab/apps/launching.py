@@ -1,0 +1,128 @@
+"""Launching an app in one of its modes, waiting until it is ready, and stopping it."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from perflab import jdks, probes, procs
+from perflab.errors import LabError
+from perflab.paths import work_dir
+
+from .descriptors import App, Mode
+
+
+@dataclass
+class Running:
+    app: App
+    mode: str
+    port: int
+    proc: "subprocess.Popen"
+    log_path: Path
+    started_ns: int  # time.monotonic_ns() just before exec
+    tmp_dir: Path | None = None  # the instance's own temporary folder, removed when it stops
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self, timeout: float = 15.0) -> None:
+        procs.stop_group(self.proc.pid, timeout=timeout, proc=self.proc)
+        if self.tmp_dir is not None:
+            shutil.rmtree(self.tmp_dir, ignore_errors=True)
+
+
+def launch_argv(app: App, mode: Mode, jvm_opts: list[str] | None = None, jdk: int | None = None,
+                tmp_dir: Path | None = None) -> tuple[list[str], dict]:
+    """The argv and extra environment for a mode; {jvm_opts} expands to zero or more options."""
+    major = jdk or mode.jdk
+    java_home = jdks.require_jdk(major) if major else None
+    values = {
+        "{java}": str(java_home / "bin" / "java") if java_home else "java",
+        "{java_home}": str(java_home) if java_home else "",
+        "{artifact}": str(app.artifact_path),
+        "{app_dir}": str(app.dir),
+        "{tmp_dir}": str(tmp_dir or ""),
+    }
+    argv: list[str] = []
+    for arg in mode.command:
+        if arg == "{jvm_opts}":
+            argv.extend(jvm_opts or [])
+            continue
+        for key, value in values.items():
+            arg = arg.replace(key, value)
+        argv.append(arg)
+    env = dict(mode.env)
+    if java_home:
+        env["JAVA_HOME"] = str(java_home)
+    return argv, env
+
+
+def launch(app: App, mode_name: str, *, port: int, db_env: dict[str, str], log_path: Path,
+           jvm_opts: list[str] | None = None, jdk: int | None = None, extra_env: dict[str, str] | None = None,
+           preexec: Callable[[], None] | None = None) -> Running:
+    """Start one instance of the app; errors clearly if the artifact is missing or the port is taken."""
+    mode = app.mode(mode_name)
+    if not app.artifact_path.exists():
+        raise LabError(f"{app.name} is not built ({app.artifact} is missing)", fix=f"./perflab apps build {app.name}")
+    if procs.port_in_use(port):
+        who = procs.who_listens(port)
+        raise LabError(f"port {port} is already in use" + (f" by {who}" if who else ""),
+                       fix="stop that process or choose another port with --port")
+    tmp_dir = None
+    if any("{tmp_dir}" in a for a in mode.command):
+        tmp_dir = work_dir() / "tmp" / f"{app.name}-{port}"
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+        tmp_dir.mkdir(parents=True)
+    argv, mode_env = launch_argv(app, mode, jvm_opts, jdk, tmp_dir)
+    env = dict(os.environ)
+    env.update({"HTTP_PORT": str(port), "PERFLAB_MODE": mode_name, "DB_POOL_MIN": "5", "DB_POOL_MAX": "20"})
+    env.update(db_env)
+    env.update(mode_env)
+    env.update(extra_env or {})
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    log_path.write_bytes(b"")
+    started = time.monotonic_ns()
+    proc = procs.spawn(argv, log_path=log_path, cwd=app.dir, env=env, preexec=preexec)
+    return Running(app, mode_name, port, proc, log_path, started, tmp_dir)
+
+
+def http_status(url: str, timeout: float = 2.0) -> int | None:
+    """Status of a GET, or None when nothing answers."""
+    parts = url.split("/", 3)
+    host, port = parts[2].rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
+    try:
+        conn.request("GET", "/" + (parts[3] if len(parts) > 3 else ""))
+        resp = conn.getresponse()
+        resp.read()
+        return resp.status
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        conn.close()
+
+
+def wait_ready(running: Running, timeout: float = 120.0, path: str | None = None, interval: float = 0.05) -> float:
+    """Wait until the app answers 200 on its readiness path (polled by `probes.wait_ready`); seconds
+    from launch. Clear errors when it exits or is not ready in time (with the last lines of its log)."""
+    url = running.base_url + (path or running.app.ready_path)
+    ready = probes.wait_ready(url, running.started_ns, running.proc, timeout_s=timeout,
+                              interval_ms=interval * 1e3)
+    if ready.ok:
+        return ready.elapsed_ms / 1e3
+    rc = running.proc.poll()
+    if rc is not None:
+        problem = f"exited with code {rc} before it was ready"
+    else:
+        problem = (f"was not ready within {timeout:.0f} s"
+                   + (f" ({url} answered {ready.status})" if ready.status else f" (nothing answered at {url})"))
+    raise LabError(f"{running.app.name} ({running.mode}) {problem}",
+                   details="last lines of its log:\n" + procs.tail(running.log_path, 20),
+                   fix=f"see {running.log_path}")
