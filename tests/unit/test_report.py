@@ -68,7 +68,6 @@ def make_run(store: Store, *, speed: dict | None = None, plan: dict | None = Non
         add(run, app, "all", "footprint", "artifact_mb", 20.0 + len(app), "MB", flags=["cached-build"])
         add(run, app, "all", "footprint", "build_s", 30.0, "s", flags=["cached-build"])
     store.add_outcome(run, "quarkus", "native", "startup", "unavailable", "no GraalVM native-image on this machine")
-    store.add_outcome(run, "*", "*", "density", "not-run", "this scenario is not implemented yet")
     for (app, mode), k in speed.items():
         enforced = {"cpu": True, "memory": not (app == "quarkus" and not quarkus_memory_enforced),
                     "reason": "cgroup v1 perflab/test" + ("" if app != "quarkus" or quarkus_memory_enforced
@@ -79,44 +78,48 @@ def make_run(store: Store, *, speed: dict | None = None, plan: dict | None = Non
             add(run, app, mode, "startup", "ttfr_ms", 4000.0 / k + 100 * i, "ms", point=point, repeat=i, extra=extra)
             add(run, app, mode, "startup", "framework_start_ms", 3000.0 / k + 50 * i, "ms", point=point, repeat=i, extra=extra)
             add(run, app, mode, "startup", "ready_ms", 4100.0 / k + 100 * i, "ms", point=point, repeat=i, extra=extra)
-            add(run, app, mode, "memory", "rss_after_first_mb", 200.0 / k + i, "MB", point=point, repeat=i, extra=extra)
-            add(run, app, mode, "memory", "rss_rest_mb", 220.0 / k + i, "MB", point=point, repeat=i, extra=extra)
+            add(run, app, mode, "startup", "rss_after_first_mb", 200.0 / k + i, "MB", point=point, repeat=i, extra=extra)
+            add(run, app, mode, "startup", "rss_rest_mb", 220.0 / k + i, "MB", point=point, repeat=i, extra=extra)
+        load = {"point": "load c=10", "params": {"path": "/fruits", "connections": 10}}
         for r, v in enumerate(_spread(300.0 / k)):
-            add(run, app, mode, "memory", "rss_peak_mb", v, "MB", point="load c=10", repeat=r)
-            add(run, app, mode, "memory", "rps", 3000.0 * k, "req/s", point="load c=10", repeat=r)
-            add(run, app, mode, "memory", "rps_per_mb", 3000.0 * k / v, "req/s/MB", point="load c=10", repeat=r)
+            add(run, app, mode, "memory", "rss_peak_mb", v, "MB", **load, repeat=r)
+            add(run, app, mode, "memory", "rps", 3000.0 * k, "req/s", **load, repeat=r)
+            add(run, app, mode, "memory", "rps_per_mb", 3000.0 * k / v, "req/s/MB", **load, repeat=r)
         for series, conns in (("fruits", [1, 10, 40]), ("todos", [8, 32])):
             for c in conns:
                 point = f"{series} c={c}"
+                at = {"point": point, "params": {"series": series, "path": f"/{series}", "connections": c}}
                 flags = ["driver-bound"] if (series, c, app) == ("fruits", 40, "quarkus") else []
                 flags += ["errors"] if (series, c, app) == ("todos", 32, "spring-boot") else []
                 for r, rps in enumerate(_spread(1000.0 * k * min(c, 10))):
                     extra = {"driver_bound_reason": "wrk used 98% of its CPU"} if "driver-bound" in flags else {}
-                    add(run, app, mode, "sweep", "rps", rps, "req/s", point=point, repeat=r, flags=flags, extra=extra)
-                    add(run, app, mode, "sweep", "latency_mean_ms", c / rps * 1000, "ms", point=point, repeat=r, flags=flags)
-                    add(run, app, mode, "sweep", "latency_max_ms", 40.0 / k, "ms", point=point, repeat=r, flags=flags)
+                    add(run, app, mode, "sweep", "rps", rps, "req/s", **at, repeat=r, flags=flags, extra=extra)
+                    add(run, app, mode, "sweep", "latency_mean_ms", c / rps * 1000, "ms", **at, repeat=r, flags=flags)
+                    add(run, app, mode, "sweep", "latency_max_ms", 40.0 / k, "ms", **at, repeat=r, flags=flags)
                     for p, f in (("50", 1.0), ("90", 2.0), ("99", 5.0), ("99.9", 9.0)):
-                        add(run, app, mode, "sweep", f"latency_p{p}_ms", f * c / rps * 1000, "ms", point=point,
+                        add(run, app, mode, "sweep", f"latency_p{p}_ms", f * c / rps * 1000, "ms", **at,
                             repeat=r, flags=flags)
-                    add(run, app, mode, "sweep", "errors", 5.0 if "errors" in flags else 0.0, "count", point=point,
+                    add(run, app, mode, "sweep", "errors", 5.0 if "errors" in flags else 0.0, "count", **at,
                         repeat=r, flags=flags)
         store.add_outcome(run, app, mode, "sweep:fruits", "ok")
         if (app, mode) == SPRING:
             add(run, app, mode, "latency", "max_rps_reference", 10000.0 * k, "req/s")
             for frac in (25, 50):
                 point = f"{frac}% of max"
+                at = {"point": point, "params": {"path": "/fruits", "fraction": frac / 100}}
                 for r in range(3):
-                    add(run, app, mode, "latency", "offered_rate", 100.0 * frac * k, "req/s", point=point, repeat=r)
-                    add(run, app, mode, "latency", "rps", 100.0 * frac * k, "req/s", point=point, repeat=r)
+                    add(run, app, mode, "latency", "offered_rate", 100.0 * frac * k, "req/s", **at, repeat=r)
+                    add(run, app, mode, "latency", "rps", 100.0 * frac * k, "req/s", **at, repeat=r)
                     for p, f in (("50", 1.0), ("90", 1.5), ("99", 4.0), ("99.9", 8.0)):
-                        add(run, app, mode, "latency", f"latency_p{p}_ms", f * frac / 25 + 0.01 * r, "ms", point=point,
+                        add(run, app, mode, "latency", f"latency_p{p}_ms", f * frac / 25 + 0.01 * r, "ms", **at,
                             repeat=r)
         else:
             store.add_outcome(run, app, mode, "latency", "failed", "the app ended: OOM-killed under the memory limit")
         for name, base in (("GET /data/{key}", 2000.0), ("POST /data", 1000.0)):
+            at = {"point": name, "params": {"method": name.split()[0], "path": name.split()[1]}}
             for r, v in enumerate(_spread(base * k)):
-                add(run, app, mode, "write", "rps", v, "req/s", point=name, repeat=r)
-                add(run, app, mode, "write", "latency_mean_ms", 10000.0 / v, "ms", point=name, repeat=r)
+                add(run, app, mode, "write", "rps", v, "req/s", **at, repeat=r)
+                add(run, app, mode, "write", "latency_mean_ms", 10000.0 / v, "ms", **at, repeat=r)
         rows = ["t_s,t_ns,alive,procs,rss_bytes,cpu_s,cgroup_memory_bytes,cgroup_cpu_s"]
         for i in range(600):
             mb = 100.0 / k + (200.0 / k) * min(i, 300) / 300
@@ -194,7 +197,7 @@ def test_missing_modes_and_scenarios_are_listed_with_the_reason(synthetic):
     _, doc, md = _render(synthetic)
     missing = _html_text(_table(doc, "missing"))
     assert "quarkus/native" in missing and "no GraalVM native-image on this machine" in missing
-    assert "density" in missing and "not implemented yet" in missing
+    assert "density" in missing and "no figures and no outcome were recorded" in missing
     assert "OOM-killed under the memory limit" in missing
     assert "no GraalVM native-image on this machine" in md
     # scenarios with published figures the plan did not include are named with those figures

@@ -58,3 +58,77 @@ def test_a_store_of_another_schema_version_is_refused(tmp_path):
     db.close()
     with pytest.raises(LabError, match="schema 999"):
         store.Store(path)
+
+
+_V1_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE runs (id TEXT PRIMARY KEY, started_at REAL, finished_at REAL, status TEXT, plan_name TEXT,
+                   plan_json TEXT, environment_json TEXT, method_hash TEXT, note TEXT);
+CREATE TABLE figures (id INTEGER PRIMARY KEY, run_id TEXT, app TEXT, mode TEXT, scenario TEXT, point TEXT,
+                      metric TEXT, repeat INTEGER, value REAL, unit TEXT, flags TEXT, measured_at REAL,
+                      extra_json TEXT);
+CREATE TABLE outcomes (id INTEGER PRIMARY KEY, run_id TEXT, app TEXT, mode TEXT, scenario TEXT, status TEXT,
+                       reason TEXT, at REAL);
+CREATE TABLE files (id INTEGER PRIMARY KEY, run_id TEXT, app TEXT, mode TEXT, scenario TEXT, kind TEXT, path TEXT);
+INSERT INTO meta VALUES ('schema_version', '1');
+"""
+
+
+def _v1_plan() -> dict:
+    """The quick plan as a perflab of results schema 1 stored it (memory held rest_s and sample_hz)."""
+    from perflab import plan
+
+    data = plan.load("quick").data
+    old = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items() if k not in ("sample_hz", "aot")}
+    old["memory"]["rest_s"] = old["startup"].pop("rest_s")
+    old["memory"]["sample_hz"] = data["sample_hz"]
+    del old["density"]["rest_s"]
+    del old["scaleup"]["poll_ms"]
+    for key in ("poll_ms", "timeout_s", "path"):
+        del old["coldstart"][key]
+    for section in ("density", "soak"):
+        del old[section]["timeout_s"]
+    del old["density"]["probe_connections"]
+    return old
+
+
+def test_a_schema_1_results_file_is_upgraded_and_its_runs_stay_comparable(tmp_path):
+    import json
+
+    from perflab import plan, results
+
+    path = tmp_path / "r.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(_V1_SCHEMA)
+    old_plan = _v1_plan()
+    db.execute("INSERT INTO runs VALUES ('old', 1, 2, 'complete', 'quick', ?, ?, 'x', '')",
+               (json.dumps(old_plan), json.dumps(ENV)))
+    rows = [("memory", "warm", "rss_rest_mb", 180.0), ("memory", "load c=10", "rss_peak_mb", 250.0),
+            ("sweep", "fruits c=40", "rps", 9000.0), ("latency", "25% of max", "rps", 2000.0),
+            ("footprint", "", "aot_cache_mb", 60.0)]
+    for scenario, point, metric, value in rows:
+        db.execute("INSERT INTO figures (run_id, app, mode, scenario, point, metric, repeat, value, unit, flags, "
+                   "measured_at, extra_json) VALUES ('old', 'quarkus', 'jvm', ?, ?, ?, 0, ?, 'x', '[]', 1, '{}')",
+                   (scenario, point, metric, value))
+    db.commit()
+    db.close()
+
+    s = store.Store(path)
+    try:
+        assert (tmp_path / "r.sqlite.v1.bak").exists(), "the old file is kept before it is changed"
+        cells = {(c.scenario, c.point, c.metric): c for c in results.load(s, "old").cells}
+        # figures now belong to the scenario that measured them, and points carry their parameters
+        assert cells[("startup", "warm", "rss_rest_mb")].params == {"launch": "warm"}
+        assert cells[("memory", "load c=10", "rss_peak_mb")].params["connections"] == 10
+        assert cells[("sweep", "fruits c=40", "rps")].params == {"series": "fruits", "connections": 40, "method": "GET"}
+        assert cells[("latency", "25% of max", "rps")].params["fraction"] == 0.25
+        assert ("aot", "", "aot_cache_mb") in cells
+        # the old run's plan is in today's layout, and a new run of the same plan compares with it
+        upgraded = json.loads(s.run("old")["plan_json"])
+        assert upgraded["startup"]["rest_s"] == old_plan["memory"]["rest_s"] and "rest_s" not in upgraded["memory"]
+        new = s.begin_run(plan.load("quick").data, ENV)
+        assert s.run(new)["method_hash"] == s.run("old")["method_hash"]
+    finally:
+        s.close()
+    store.Store(path).close()  # opening it again changes nothing
+
