@@ -204,6 +204,13 @@ def cmd_quick(args) -> int:
     return _run_and_summarise(plan_obj)
 
 
+def cmd_settings(args) -> int:
+    from perflab import plan
+
+    _say(plan.describe_settings())
+    return 0
+
+
 def cmd_results(args) -> int:
     import json as _json
 
@@ -265,6 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--name", help="with --app-jar/--app-cmd: a name for the results")
     r.add_argument("--jdk", type=int, default=17, help="with --app-jar: the JDK to run it on (default 17)")
     r.set_defaults(func=cmd_run)
+
+    st = sub.add_parser("settings", help="every plan table and key: type, default, unit and meaning (from the scenarios)")
+    st.set_defaults(func=cmd_settings)
 
     res = sub.add_parser("results", help="stored runs: list, or show one (summary or --json)")
     res.add_argument("action", choices=["list", "show"])

@@ -177,6 +177,20 @@ def builtin_names() -> list[str]:
     return sorted(p.stem for p in PLANS_DIR.glob("*.toml"))
 
 
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, Settings):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.as_plan().items()) + " }"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }" if value else "{}"
+    return repr(value)
+
+
 def describe_settings() -> str:
     """Every plan table and key with its type, default, unit and meaning (`perflab plan --settings`)."""
     from perflab.settings import unit_of
@@ -189,8 +203,8 @@ def describe_settings() -> str:
             if isinstance(f.annotation, type) and issubclass(f.annotation, Settings):
                 continue
             unit = unit_of(model, key)
-            default = f.default if f.default is not ... else "(required)"
-            lines.append(f"  {prefix}{key} = {default!r}{' ' + unit if unit else ''}  # {f.description or ''}".rstrip(" #"))
+            default = "(required)" if f.is_required() else _toml(f.default)
+            lines.append(f"  {prefix}{key} = {default}{' ' + unit if unit else ''}  # {f.description or ''}".rstrip(" #"))
         lines.append("")
 
     root = schema()
