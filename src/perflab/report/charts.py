@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from perflab.report.tables import PERCENTILES, fmt_value, point_key, sweep_series
+from perflab.report.tables import PERCENTILES, fmt_value, points_in_order, sweep_series
 from perflab.results import Cell, RunView
 
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#444444", "#B8860B"]
@@ -309,9 +309,8 @@ def _point(cell: Cell, x: float, note: str = "") -> Point:
     return Point(x, s.median, s.min, s.max, frozenset(cell.flags), note)
 
 
-def _conns(point: str) -> int | None:
-    tail = point.rsplit(" c=", 1)
-    return int(tail[1]) if len(tail) == 2 and tail[1].isdigit() else None
+def _conns(cell: Cell) -> int | None:
+    return cell.params.get("connections")
 
 
 def _spans_decades(values: list[float], factor: float = 30.0) -> bool:
@@ -324,11 +323,11 @@ def sweep_charts(view: RunView, colors: dict[str, str]) -> list[str]:
     charts = []
     for s in sweep_series(view):
         name, path = s["name"], s.get("path", "")
-        cells = [c for c in view.find("sweep") if c.point.startswith(name + " c=")]
+        cells = [c for c in view.find("sweep") if c.params.get("series") == name]
         if not cells:
             continue
         targets = [t for t in colors if any(c.target == t for c in cells)]
-        thr = [Series(t, colors[t], [_point(c, _conns(c.point), c.point) for c in cells
+        thr = [Series(t, colors[t], [_point(c, _conns(c), c.point) for c in cells
                                      if c.target == t and c.metric == "rps"]) for t in targets]
         chart = line_chart(f"{name} {path}: throughput vs connections", thr, Axis("connections"),
                            Axis("req/s (median, whiskers min-max)", zero=True), key=f"throughput-{name}")
@@ -336,9 +335,9 @@ def sweep_charts(view: RunView, colors: dict[str, str]) -> list[str]:
             charts.append(chart)
         lat = []
         for t in targets:
-            lat.append(Series(f"{t} mean", colors[t], [_point(c, _conns(c.point), c.point) for c in cells
+            lat.append(Series(f"{t} mean", colors[t], [_point(c, _conns(c), c.point) for c in cells
                                                        if c.target == t and c.metric == "latency_mean_ms"]))
-            lat.append(Series(f"{t} p99", colors[t], [_point(c, _conns(c.point), c.point) for c in cells
+            lat.append(Series(f"{t} p99", colors[t], [_point(c, _conns(c), c.point) for c in cells
                                                       if c.target == t and c.metric == "latency_p99_ms"], dash="5 4"))
         ys = [p.y for s_ in lat for p in s_.points]
         chart = line_chart(f"{name} {path}: latency vs connections", lat, Axis("connections"),
@@ -359,7 +358,7 @@ def percentile_charts(view: RunView, colors: dict[str, str]) -> list[str]:
     cells = [c for c in view.find("latency") if c.metric in dict(PERCENTILES)]
     charts = []
     ticks = [(_nines(p), f"p{p:g}") for _, p in PERCENTILES]
-    for point in sorted({c.point for c in cells}, key=point_key):
+    for point in points_in_order(cells):
         series = []
         for t in colors:
             mine = {c.metric: c for c in cells if c.point == point and c.target == t}
