@@ -1,30 +1,47 @@
 """Statistics of repeated measurements: summaries with spread and noise flags, and comparisons.
 
-Pure functions, standard library only.
+Pure functions; the rank test and the bootstrap are SciPy's.
 
 - ``summarize(values)``: n, median, min, max, mean, sample stdev, CV (stdev / mean), a confidence
   interval for the **median** and a ``noisy`` flag (CV above a threshold, default 10 %).
-  The interval is distribution-free: order statistics [x(k), x(n+1-k)] whose coverage follows from
-  the binomial distribution, so it is exact for any shape of data and needs no normality. Small n
-  cannot reach 95 %: for n <= 5 the widest interval [min, max] covers the median with probability
-  1 - 2/2^n (75 % for n=3, 87.5 % for 4, 93.75 % for 5); ``ci_coverage`` always states the
-  coverage actually achieved rather than pretending.
-- ``compare(baseline, candidate)``: relative change of the medians and an exact two-sided
-  Mann-Whitney U test (the exact permutation distribution of the rank sum, ties by midranks), with a
-  verdict "faster", "slower" or "no-significant-change". With 3 values on each side the smallest
-  possible p is 0.1, so no change can be significant at alpha 0.05: the result says so in
-  ``min_p_possible`` and ``note`` (use >= 4 repeats each for a verdict at 0.05).
+  The interval is a percentile bootstrap (``scipy.stats.bootstrap``) with a fixed seed, so the same
+  values always give the same interval. Rule for small n: one value gives [x, x] with coverage 0;
+  two values give [min, max], whose distribution-free coverage is 1/2 (bootstrapping two values
+  says nothing); from three values on, the bootstrap. ``ci_coverage`` never claims more than
+  [min, max] can reach at that n (1 - 2/2^n: 75 % for n=3, 87.5 % for 4, 93.75 % for 5), because
+  no interval inside the sample's range covers the median more often than the range itself.
+- ``compare(baseline, candidate)``: relative change of the medians and a two-sided Mann-Whitney U
+  test (``scipy.stats.mannwhitneyu``), with a verdict "faster", "slower" or
+  "no-significant-change". The p-value is exact for the sample sizes repeats have: SciPy's exact
+  null distribution without ties; with ties, the exact permutation distribution of U over every
+  split of the pooled values (``scipy.stats.permutation_test``) while there are at most
+  ``PERMUTATION_MAX_SPLITS`` splits; beyond either limit the normal approximation with tie
+  correction. Small samples cannot reach a small p at all: the smallest two-sided p for n1 and n2
+  values is 2 / C(n1 + n2, n1) (0.1 for 3 vs 3), and the result says so in ``min_p_possible`` and
+  ``note``, with the repeat count that can reach ``alpha`` (``min_repeats``).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
+import numpy as np
+from scipy import stats as sps
+
 DEFAULT_CV_THRESHOLD = 0.10
 FASTER, SLOWER, NO_CHANGE = "faster", "slower", "no-significant-change"
+
+BOOTSTRAP_SEED = 20200  # fixed: a report recomputed from the same values shows the same intervals
+BOOTSTRAP_RESAMPLES = 9999
+EXACT_MAX_N = 50  # SciPy's exact U distribution (no ties) up to this many values per side
+PERMUTATION_MAX_SPLITS = 20_000  # exact permutation p with ties: C(16, 8) = 12870 splits still fit
+
+# SciPy 1.15 renamed bootstrap's seed argument; a Generator is accepted under either name
+_SEED_ARG = "rng" if "rng" in inspect.signature(sps.bootstrap).parameters else "random_state"
 
 
 @dataclass(frozen=True)
@@ -38,9 +55,9 @@ class Summary:
     mean: float
     stdev: float  # sample standard deviation (n - 1); 0 for n = 1
     cv: float  # stdev / |mean|; 0 for n = 1; inf when the mean is 0 and values differ
-    ci_low: float  # confidence interval for the median (order statistics)
+    ci_low: float  # confidence interval for the median (bootstrap; [min, max] for n = 2)
     ci_high: float
-    ci_coverage: float  # the interval's exact coverage (may be below `confidence` for small n)
+    ci_coverage: float  # the coverage claimed: `confidence`, capped at what [min, max] reaches at n
     confidence: float  # the coverage asked for
     noisy: bool  # cv > cv_threshold
     cv_threshold: float
@@ -51,10 +68,7 @@ class Summary:
 
 def median(values: Sequence[float]) -> float:
     """Median (mean of the two middle values for even n)."""
-    ordered = _sorted_nonempty(values)
-    n = len(ordered)
-    middle = n // 2
-    return ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return float(np.median(_sorted_nonempty(values)))
 
 
 def mean(values: Sequence[float]) -> float:
@@ -67,8 +81,7 @@ def stdev(values: Sequence[float]) -> float:
     ordered = _sorted_nonempty(values)
     if len(ordered) < 2:
         return 0.0
-    centre = mean(ordered)
-    return math.sqrt(math.fsum((x - centre) ** 2 for x in ordered) / (len(ordered) - 1))
+    return float(np.std(ordered, ddof=1))
 
 
 def coefficient_of_variation(values: Sequence[float]) -> float:
@@ -87,28 +100,34 @@ def binomial_cdf_half(k: int, n: int) -> Fraction:
     return Fraction(sum(math.comb(n, i) for i in range(0, min(k, n) + 1)), 2 ** n)
 
 
-def median_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
-    """Distribution-free confidence interval for the median: (low, high, coverage).
+def range_coverage(n: int) -> float:
+    """How often [min, max] of n values covers the population median: 1 - 2 P(B <= 0)."""
+    return float(1 - 2 * binomial_cdf_half(0, n)) if n > 1 else 0.0
 
-    [x(k), x(n+1-k)] (1-based order statistics) covers the population median with probability
-    1 - 2 P(B <= k - 1), B ~ Binomial(n, 1/2). Takes the narrowest such interval whose coverage
-    reaches ``confidence``; if even [min, max] does not (n <= 5 at 95 %), returns [min, max] with
-    its lower coverage. A single value gives (x, x, 0.0).
+
+def median_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
+    """Confidence interval for the median: (low, high, coverage).
+
+    n = 1: (x, x, 0.0). n = 2: (min, max, 0.5), the range and its distribution-free coverage.
+    n >= 3: the percentile bootstrap of the median (seeded, so reproducible), with coverage
+    min(confidence, 1 - 2/2^n). The percentile method rather than BCa: the median's bootstrap
+    distribution is lumpy (resamples repeat the same few order statistics), which leaves BCa's bias
+    correction undefined whenever many resamples equal the sample median (e.g. 99, 100, 100, 100,
+    101).
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     ordered = _sorted_nonempty(values)
     n = len(ordered)
-    if n == 1:
-        return ordered[0], ordered[0], 0.0
-    chosen_k, chosen_coverage = 1, 1 - 2 * binomial_cdf_half(0, n)
-    for k in range(1, (n + 1) // 2 + 1):
-        coverage = 1 - 2 * binomial_cdf_half(k - 1, n)
-        if coverage >= Fraction(confidence).limit_denominator(10 ** 9):
-            chosen_k, chosen_coverage = k, coverage
-        else:
-            break
-    return ordered[chosen_k - 1], ordered[n - chosen_k], float(chosen_coverage)
+    coverage = min(confidence, range_coverage(n))
+    if n < 3 or ordered[0] == ordered[-1]:
+        return ordered[0], ordered[-1], coverage
+    result = sps.bootstrap((np.asarray(ordered),), np.median, confidence_level=confidence,
+                           n_resamples=BOOTSTRAP_RESAMPLES, method="percentile",
+                           **{_SEED_ARG: np.random.default_rng(BOOTSTRAP_SEED)})
+    interval = result.confidence_interval  # within the range but for rounding: clip it there
+    low, high = (min(max(float(x), ordered[0]), ordered[-1]) for x in (interval.low, interval.high))
+    return low, high, coverage
 
 
 def summarize(values: Sequence[float], *, cv_threshold: float = DEFAULT_CV_THRESHOLD,
@@ -125,45 +144,62 @@ def summarize(values: Sequence[float], *, cv_threshold: float = DEFAULT_CV_THRES
 
 def midranks(values: Sequence[float]) -> list[float]:
     """Ranks 1..n of ``values`` in their order; tied values share the mean of their ranks."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    start = 0
-    while start < len(order):
-        end = start
-        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        shared = (start + end + 2) / 2  # mean of ranks start+1 .. end+1
-        for position in range(start, end + 1):
-            ranks[order[position]] = shared
-        start = end + 1
-    return ranks
+    return [float(r) for r in sps.rankdata(values, method="average")]
+
+
+def rank_test_method(a: Sequence[float], b: Sequence[float]) -> str:
+    """How ``mann_whitney_u`` computes p for these samples: "exact" (no ties), "exact permutation"
+    (ties; SciPy needs two values a side for it) or "normal approximation" (with tie correction,
+    for samples beyond the exact computations)."""
+    ties = len(set(a) | set(b)) < len(a) + len(b)
+    if not ties:
+        return "exact" if max(len(a), len(b)) <= EXACT_MAX_N else "normal approximation"
+    splits = math.comb(len(a) + len(b), len(a))
+    if min(len(a), len(b)) >= 2 and splits <= PERMUTATION_MAX_SPLITS:
+        return "exact permutation"
+    return "normal approximation"
 
 
 def mann_whitney_u(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
-    """Mann-Whitney U of ``a`` (pairs where a > b, ties count 1/2) and its exact two-sided p.
+    """Mann-Whitney U of ``a`` (pairs where a > b, ties count 1/2) and its two-sided p.
 
-    p is computed from the exact permutation distribution of a's rank sum given the observed
-    midranks (every split of the pooled values into groups of |a| and |b| equally likely), so it
-    is exact with ties as well. p = P(|W - E W| >= |w - E W|).
+    p = P(|U - E U| >= |u - E U|) under the null hypothesis (see ``rank_test_method``). With ties
+    that probability runs over every split of the pooled values into groups of |a| and |b|, each
+    equally likely, so it is exact with ties as well.
     """
-    n1, n2 = len(a), len(b)
-    if n1 == 0 or n2 == 0:
+    if len(a) == 0 or len(b) == 0:
         raise ValueError("both samples need at least one value")
-    pooled = list(a) + list(b)
-    doubled = [int(round(2 * r)) for r in midranks(pooled)]  # midranks are multiples of 1/2
-    observed = sum(doubled[:n1])
-    u = observed / 2 - n1 * (n1 + 1) / 2
-    # ways[j][s]: number of j-subsets of the pooled ranks with doubled rank sum s
-    ways: list[dict[int, int]] = [dict() for _ in range(n1 + 1)]
-    ways[0][0] = 1
-    for rank in doubled:
-        for j in range(n1, 0, -1):
-            for total, count in ways[j - 1].items():
-                ways[j][total + rank] = ways[j].get(total + rank, 0) + count
-    expected = n1 * (n1 + n2 + 1)  # doubled mean rank sum
-    distance = abs(observed - expected)
-    extreme = sum(count for total, count in ways[n1].items() if abs(total - expected) >= distance)
-    return u, extreme / math.comb(n1 + n2, n1)
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    method = rank_test_method(a, b)
+    if method != "exact permutation":
+        result = sps.mannwhitneyu(x, y, alternative="two-sided",
+                                  method="exact" if method == "exact" else "asymptotic")
+        return float(result.statistic), float(result.pvalue)
+    centre = len(a) * len(b) / 2
+
+    def distance(x, y, axis=-1):  # |U - E U|: extreme in either direction
+        return np.abs(sps.mannwhitneyu(x, y, axis=axis, method="asymptotic").statistic - centre)
+
+    result = sps.permutation_test((x, y), distance, permutation_type="independent", vectorized=True,
+                                  n_resamples=np.inf, alternative="greater")
+    u = sps.mannwhitneyu(x, y, method="asymptotic").statistic
+    return float(u), min(1.0, float(result.pvalue))
+
+
+def smallest_p(n1: int, n2: int) -> float:
+    """The smallest two-sided p the exact test can reach with n1 and n2 distinct values: both
+    orderings that separate the samples completely, out of C(n1 + n2, n1) equally likely splits."""
+    return min(1.0, 2 / math.comb(n1 + n2, n1))
+
+
+def min_repeats(alpha: float = 0.05) -> int:
+    """The fewest repeats per side (equal on both) whose smallest possible p is <= ``alpha``."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    n = 1
+    while smallest_p(n, n) > alpha:
+        n += 1
+    return n
 
 
 @dataclass(frozen=True)
@@ -174,7 +210,7 @@ class Comparison:
     candidate: Summary
     relative_change: float  # (median candidate - median baseline) / |median baseline|
     u: float  # Mann-Whitney U of the candidate sample
-    p_value: float  # exact two-sided Mann-Whitney U
+    p_value: float  # two-sided Mann-Whitney U (exact for small samples, see rank_test_method)
     alpha: float
     min_p_possible: float  # smallest p these sample sizes allow (without ties)
     significant: bool
@@ -199,7 +235,7 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], *, higher_is_
             cv_threshold: float = DEFAULT_CV_THRESHOLD) -> Comparison:
     """Is ``candidate`` better or worse than ``baseline`` beyond the noise?
 
-    Significant when the exact Mann-Whitney p <= ``alpha`` and the medians differ by at least
+    Significant when the Mann-Whitney p <= ``alpha`` and the medians differ by at least
     ``min_change`` (relative; 0 = any size). "faster" means better in the figure's own direction:
     higher for throughput (``higher_is_better=True``), lower for latency, time or memory.
     """
@@ -207,7 +243,7 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], *, higher_is_
         candidate, cv_threshold=cv_threshold)
     change = relative_change(base.median, cand.median)
     u, p = mann_whitney_u(candidate, baseline)
-    min_p = min(1.0, 2 / math.comb(base.n + cand.n, cand.n))
+    min_p = smallest_p(base.n, cand.n)
     significant = p <= alpha and abs(change) >= min_change and change != 0
     if significant:
         better = change > 0 if higher_is_better else change < 0
@@ -217,10 +253,13 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], *, higher_is_
     note = ""
     if min_p > alpha:
         note = (f"with {base.n} and {cand.n} values the smallest possible p is {min_p:.3f} > "
-                f"alpha {alpha}: no change can be called significant; measure more repeats")
+                f"alpha {alpha}: no change can be called significant; measure at least "
+                f"{min_repeats(alpha)} repeats on each side")
+    method = (f"{rank_test_method(candidate, baseline)} two-sided Mann-Whitney U on the samples; "
+              "change of the medians")
     return Comparison(baseline=base, candidate=cand, relative_change=change, u=u, p_value=p,
                       alpha=alpha, min_p_possible=min_p, significant=significant,
-                      verdict=verdict, higher_is_better=higher_is_better, note=note)
+                      verdict=verdict, higher_is_better=higher_is_better, method=method, note=note)
 
 
 def _sorted_nonempty(values: Sequence[float]) -> list[float]:

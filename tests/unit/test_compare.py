@@ -70,6 +70,21 @@ def test_three_repeats_are_too_few_for_a_verdict_and_it_says_so(store):
     assert "smallest possible p is 0.100" in text
 
 
+def test_four_repeats_a_side_are_enough_and_three_against_four_are_not(store):
+    # fully separated: 4 vs 4 reaches p = 2 / C(8, 4) = 2/70 = 0.029 <= 0.05; 3 vs 4 only
+    # 2 / C(7, 3) = 2/35 = 0.057
+    a = _run(store, {("sweep", "fruits c=10", "rps"): [100.0, 101.0, 99.0, 100.5]})
+    b = _run(store, {("sweep", "fruits c=10", "rps"): [120.0, 121.0, 119.0, 120.5]})
+    enough = _change(compare.compare_runs(a, b), "rps")
+    assert enough.verdict == compare.BETTER
+    assert enough.result.p_value == pytest.approx(2 / 70)
+    c = _run(store, {("sweep", "fruits c=10", "rps"): [120.0, 121.0, 119.0]})
+    cmp = compare.compare_runs(a, c)
+    assert _change(cmp, "rps").verdict == compare.TOO_FEW
+    assert _change(cmp, "rps").result.min_p_possible == pytest.approx(2 / 35)
+    assert "smallest possible p is 0.057" in compare.render_text(cmp)
+
+
 def test_neutral_figures_are_higher_or_lower_not_better_or_worse(store):
     a = _run(store, {("sweep", "fruits c=10", "driver_cpu_util"): [0.30, 0.31, 0.29, 0.30, 0.305]})
     b = _run(store, {("sweep", "fruits c=10", "driver_cpu_util"): [0.60, 0.61, 0.59, 0.60, 0.605]})

@@ -2,28 +2,63 @@
 
 from __future__ import annotations
 
+import io
 import random
 import socket
 from types import SimpleNamespace
 
 import pytest
 
-from perflab import plan, procs, stats
+from perflab import plan, procs, results
+from perflab.lab import Lab
+from perflab.progress import Progress
 from perflab.scenarios import coldstart, density, scaleup, soak
+from perflab.store import Store
 
 
-def test_coldstart_takes_the_median_of_paired_differences():
-    # the machine slows down over the run and both sides with it: pairs cancel the drift
-    app = [1000.0, 1100.0, 1600.0, 1700.0]
-    ref = [100.0, 200.0, 700.0, 800.0]
-    diffs = coldstart.paired_differences(app, ref)
-    assert diffs == [900.0, 900.0, 900.0, 900.0]
-    assert stats.summarize(diffs).median == 900.0 and stats.summarize(diffs).cv == 0.0
-    assert stats.summarize(app).cv > 0.2, "the raw launches spread with the drift; their differences do not"
-    # the median of the differences is not the difference of the medians
-    app, ref = [10.0, 20.0, 100.0], [0.0, 15.0, 30.0]
-    assert stats.median(coldstart.paired_differences(app, ref)) == 10.0
-    assert stats.median(app) - stats.median(ref) == 5.0
+def _coldstart_run(tmp_path, monkeypatch, app_ms: list[float], reference_ms: list[float]) -> results.RunView:
+    """coldstart.run against a stand-in reference whose launches (and the app's) take the given
+    times, recorded into a real store and read back as the report reads it."""
+    launches = {False: iter(app_ms), True: iter(reference_ms)}
+    monkeypatch.setattr(coldstart, "find_reference",
+                        lambda lab: (SimpleNamespace(name="go-reference"), "native", ""))
+    monkeypatch.setattr(coldstart, "_ttfr", lambda lab, app, mode, tag, reference: SimpleNamespace(
+        elapsed_ms=next(launches[reference]), url=f"http://{tag}/"))
+    store = Store(tmp_path / "r.sqlite")
+    the_plan = {"name": "t", "coldstart": {"runs": len(app_ms)}, "startup": {"poll_ms": 5}}
+    run_id = store.begin_run(the_plan, {})
+    lab = Lab(store, run_id, the_plan, None, None, None, None, Progress([], stream=io.StringIO(), live=False),
+              tmp_path)
+    coldstart.run(lab, SimpleNamespace(name="quarkus"), "jvm")
+    store.finish_run(run_id, "complete")
+    view = results.load(store, run_id)
+    store.close()
+    return view
+
+
+def test_coldstart_records_one_difference_per_pair_and_the_drift_cancels(tmp_path, monkeypatch):
+    # the machine slows down over the run and both sides with it: each pair differs by 900 ms
+    view = _coldstart_run(tmp_path, monkeypatch, [1000.0, 1100.0, 1600.0, 1700.0], [100.0, 200.0, 700.0, 800.0])
+    [diff] = view.find("coldstart", "ttfr_minus_reference_ms")
+    assert diff.point == "pairs" and diff.values == [900.0, 900.0, 900.0, 900.0]
+    assert (diff.summary.median, diff.summary.cv) == (900.0, 0.0)
+    [raw] = view.find("coldstart", "ttfr_ms")
+    assert raw.values == [1000.0, 1100.0, 1600.0, 1700.0] and "noisy" in raw.flags  # the launches drift
+    [ref] = view.find("coldstart", "reference_ttfr_ms")
+    assert ref.values == [100.0, 200.0, 700.0, 800.0]
+    assert view.outcomes[0]["status"] == "ok"
+
+
+def test_coldstart_result_is_the_median_of_the_differences_not_the_difference_of_medians(tmp_path, monkeypatch):
+    # pairs (10, 0), (20, 15), (100, 30): differences 10, 5, 70 -> median 10;
+    # medians 20 and 15 would give 5
+    view = _coldstart_run(tmp_path, monkeypatch, [10.0, 20.0, 100.0], [0.0, 15.0, 30.0])
+    [diff] = view.find("coldstart", "ttfr_minus_reference_ms")
+    assert diff.values == [10.0, 5.0, 70.0]
+    assert diff.summary.median == 10.0
+
+
+def test_coldstart_pairs_must_match():
     with pytest.raises(ValueError):
         coldstart.paired_differences([1.0, 2.0], [1.0])
 

@@ -1,7 +1,9 @@
-"""Unit tests of perflab.stats on small inputs whose answers are worked out by hand."""
+"""Unit tests of perflab.stats against answers known independently of the code: worked out by hand
+(the enumerations are in the comments), from published tables, or from properties any correct
+result has."""
 
-import itertools
 import math
+import random
 from fractions import Fraction
 
 import pytest
@@ -49,30 +51,75 @@ def test_binomial_cdf_half_exact():
     assert stats.binomial_cdf_half(5, 5) == 1
 
 
-@pytest.mark.parametrize("n, k, coverage", [
-    (3, 1, 1 - 2 / 8),          # [min, max]: 75 %, the best 3 values can do
-    (4, 1, 1 - 2 / 16),         # 87.5 %
-    (5, 1, 1 - 2 / 32),         # 93.75 %: still below 95 %
-    (6, 1, 1 - 2 / 64),         # 96.875 %
-    (8, 1, 1 - 2 / 256),        # k=2 would give 1 - 2*9/256 = 92.97 % < 95 %
-    (9, 2, 1 - 2 * 10 / 512),   # 96.09 %
-    (10, 2, 1 - 2 * 11 / 1024),  # 97.85 %; k=3 gives 89.06 %
-    (11, 2, 1 - 2 * 12 / 2048),  # 98.83 %; k=3 gives 93.46 %
+# --- confidence interval of the median -------------------------------------------------------
+
+@pytest.mark.parametrize("n, coverage", [
+    (1, 0.0), (2, 0.5),  # [min, max] of 2 misses when both fall on one side: 2 x 1/4
+    (3, 0.75), (4, 0.875), (5, 0.9375),  # 1 - 2 x (1/2)^n
+    (6, 0.95), (20, 0.95),  # [min, max] would cover 96.9 % and more: the asked 95 % is claimed
 ])
-def test_median_ci_order_statistics(n, k, coverage):
-    values = [10.0 * i for i in range(n, 0, -1)]  # unsorted on purpose
-    low, high, achieved = stats.median_ci(values, 0.95)
-    assert low == 10.0 * k  # k-th smallest
-    assert high == 10.0 * (n + 1 - k)  # k-th largest
-    assert achieved == pytest.approx(coverage)
+def test_claimed_coverage_never_exceeds_what_the_sample_range_reaches(n, coverage):
+    assert stats.summarize([float(i) for i in range(n)]).ci_coverage == pytest.approx(coverage)
 
 
-def test_median_ci_lower_confidence_is_narrower():
-    values = list(range(1, 12))
-    # k=5 covers 1 - 2 * 562/2048 = 45 % < 50 %; k=4 covers 1 - 2 * 232/2048 = 77 %
-    assert stats.median_ci(values, 0.5)[:2] == (4, 8)
+def test_two_values_give_their_range_and_one_value_itself():
+    assert stats.median_ci([7.0, 3.0]) == (3.0, 7.0, 0.5)
+    assert stats.median_ci([7.0]) == (7.0, 7.0, 0.0)
+
+
+def test_three_values_give_their_range():
+    # a resample of 3 has the smallest value as its median when at least two of its three draws
+    # are that value: 3 x (1/3)^2 x 2/3 + (1/3)^3 = 7/27 = 26 % of resamples, far above 2.5 %;
+    # likewise the largest. The 95 % percentile interval is therefore [min, max].
+    assert stats.median_ci([12.0, 10.0, 11.0])[:2] == (10.0, 12.0)
+
+
+def test_the_interval_holds_the_median_inside_the_range_and_is_reproducible():
+    rng = random.Random(4)
+    for n in (3, 4, 5, 8, 13):
+        values = [rng.lognormvariate(4, 0.3) for _ in range(n)]
+        low, high, _ = stats.median_ci(values)
+        assert min(values) <= low <= stats.median(values) <= high <= max(values)
+        shuffled = values[:]
+        rng.shuffle(shuffled)
+        assert stats.median_ci(shuffled) == (low, high, stats.median_ci(values)[2])
+
+
+def test_the_interval_moves_and_scales_with_the_data():
+    values = [101.0, 97.0, 104.0, 99.0, 100.0, 98.0, 103.0, 96.0, 102.0]
+    low, high, _ = stats.median_ci(values)
+    shifted = stats.median_ci([v + 1000 for v in values])
+    doubled = stats.median_ci([2 * v for v in values])
+    assert shifted[:2] == pytest.approx((low + 1000, high + 1000))
+    assert doubled[:2] == pytest.approx((2 * low, 2 * high))
+
+
+def test_equal_values_give_a_point():
+    assert stats.median_ci([5.0, 5.0, 5.0, 5.0])[:2] == (5.0, 5.0)
+
+
+def test_a_large_sample_gives_the_textbook_width():
+    # the sample median of n values from Uniform(0, 1) has standard error 1 / (2 f(m) sqrt(n)),
+    # f(m) = 1: for n = 400 that is 0.025, so a 95 % interval is about 2 x 1.96 x 0.025 = 0.098 wide
+    rng = random.Random(11)
+    low, high, coverage = stats.median_ci([rng.random() for _ in range(400)])
+    assert 0.07 < high - low < 0.13
+    assert low < 0.5 < high
+    assert coverage == 0.95
+
+
+def test_the_interval_covers_the_true_median_about_as_often_as_it_says():
+    # normal samples of 9 with median 0: a 95 % interval should hold 0 in most of 100 trials (an
+    # interval around the wrong centre or far too narrow would not)
+    rng = random.Random(5)
+    hits = sum(low <= 0 <= high for low, high, _ in
+               (stats.median_ci([rng.gauss(0, 1) for _ in range(9)]) for _ in range(100)))
+    assert 85 <= hits <= 100
+
+
+def test_a_confidence_outside_0_1_is_rejected():
     with pytest.raises(ValueError):
-        stats.median_ci(values, 1.0)
+        stats.median_ci([1.0, 2.0, 3.0], 1.0)
 
 
 def test_summarize_flags_noise_above_threshold():
@@ -84,50 +131,92 @@ def test_summarize_flags_noise_above_threshold():
     assert noisy.to_dict()["cv_threshold"] == 0.10
 
 
+# --- Mann-Whitney U --------------------------------------------------------------------------
+
 def test_midranks_share_ties():
     assert stats.midranks([10, 20, 20, 30]) == [1, 2.5, 2.5, 4]
     assert stats.midranks([5, 5, 5]) == [2, 2, 2]
     assert stats.midranks([3, 1, 2]) == [3, 1, 2]
 
 
-def brute_force_p(a, b):
-    """Two-sided permutation p of the rank sum by enumerating every split (independent check)."""
-    pooled = list(a) + list(b)
-    ranks = stats.midranks(pooled)
-    expected = len(a) * (len(pooled) + 1) / 2
-    observed = abs(sum(ranks[: len(a)]) - expected)
-    splits = list(itertools.combinations(range(len(pooled)), len(a)))
-    extreme = sum(1 for s in splits if abs(sum(ranks[i] for i in s) - expected) >= observed - 1e-9)
-    return extreme / len(splits)
-
-
-def test_mann_whitney_fully_separated_samples():
-    assert stats.mann_whitney_u([1, 2, 3], [4, 5, 6]) == (0.0, pytest.approx(2 / 20))
-    assert stats.mann_whitney_u([5, 6, 7, 8], [1, 2, 3, 4]) == (16.0, pytest.approx(2 / 70))
+@pytest.mark.parametrize("a, b, u, p", [
+    ([1, 2, 3], [4, 5, 6], 0.0, 2 / 20),  # of C(6, 3) = 20 splits only the two separated ones
+    ([5, 6, 7, 8], [1, 2, 3, 4], 16.0, 2 / 70),  # C(8, 4) = 70
+    ([1, 2, 3, 4, 5], [6, 7, 8, 9, 10], 0.0, 2 / 252),  # C(10, 5) = 252
+])
+def test_mann_whitney_fully_separated_samples(a, b, u, p):
+    assert stats.mann_whitney_u(a, b) == (u, pytest.approx(p))
 
 
 def test_mann_whitney_five_each_matches_table():
-    # U = 2 for n1 = n2 = 5: P(U <= 2) = (1 + 1 + 2) / 252, two-sided 8 / 252
+    # U = 2 for n1 = n2 = 5: tables give P(U <= 2) = 4/252 (0.016), two-sided 8/252
     u, p = stats.mann_whitney_u([1, 2, 3, 4, 7], [5, 6, 8, 9, 10])
     assert u == 2.0
     assert p == pytest.approx(8 / 252)
 
 
-@pytest.mark.parametrize("a, b", [
-    ([1, 2, 2, 3], [2, 3, 4, 4]),
-    ([10, 10, 10], [10, 10, 11]),
-    ([1.5, 2.5, 3.5, 9.0, 9.0], [9.0, 10.0, 11.0]),
-    ([3, 1, 4, 1, 5], [9, 2, 6, 5, 3, 5]),
-])
-def test_mann_whitney_with_ties_equals_enumeration(a, b):
-    u, p = stats.mann_whitney_u(a, b)
-    assert p == pytest.approx(brute_force_p(a, b))
-    assert u == sum(1.0 if x > y else 0.5 if x == y else 0.0 for x in a for y in b)
-
-
 def test_mann_whitney_identical_samples_p_is_one():
-    assert stats.mann_whitney_u([1, 2, 3], [1, 2, 3])[1] == pytest.approx(1.0)
+    assert stats.mann_whitney_u([1, 2, 3], [1, 2, 3]) == (4.5, pytest.approx(1.0))
+    assert stats.mann_whitney_u([10, 10, 10], [10, 10, 11])[1] == pytest.approx(1.0)
 
+
+def test_mann_whitney_ties_three_each_by_hand():
+    # pooled 1 2 2 2 3 4 -> midranks 1 3 3 3 5 6; a = [1, 2, 2] has rank sum 7, U = 7 - 6 = 1,
+    # expected rank sum 10.5, distance 3.5. The 20 splits of {1, 3, 3, 3, 5, 6} into threes:
+    # {1,3,3} x3 = 7, {1,3,5} x3 = 9, {1,3,6} x3 = 10, {1,5,6} = 12, {3,3,3} = 9, {3,3,5} x3 = 11,
+    # {3,3,6} x3 = 12, {3,5,6} x3 = 14. At distance >= 3.5 (sum <= 7 or >= 14): 3 + 3 = 6 of 20.
+    assert stats.mann_whitney_u([1, 2, 2], [2, 3, 4]) == (1.0, pytest.approx(6 / 20))
+    assert stats.rank_test_method([1, 2, 2], [2, 3, 4]) == "exact permutation"
+
+
+def test_mann_whitney_ties_unequal_sizes_by_hand():
+    # pooled 1 2 3 4 4 4 5 -> midranks 1 2 3 5 5 5 7; a = [4, 1] has rank sum 6, U = 6 - 3 = 3,
+    # expected rank sum 8, distance 2. Of the 21 pairs from {1, 2, 3, 5, 5, 5, 7}: sum <= 6:
+    # 1+2, 1+3, 1+5 (x3), 2+3 = 6 pairs; sum >= 10: 3+7, 5+5 (x3), 5+7 (x3) = 7 pairs. p = 13/21.
+    # (Twice the smaller tail would give 12/21: the distribution with ties is not symmetric.)
+    assert stats.mann_whitney_u([4, 1], [2, 4, 3, 5, 4]) == (3.0, pytest.approx(13 / 21))
+
+
+def test_mann_whitney_large_samples_use_the_normal_approximation():
+    a, b = list(range(60)), list(range(100, 160))
+    assert stats.rank_test_method(a, b) == "normal approximation"
+    # U = 0: z = (0.5 - 1800) / sqrt(60 x 60 x 121 / 12) = -9.45, two-sided p about 3e-21
+    u, p = stats.mann_whitney_u(a, b)
+    assert u == 0.0 and 1e-22 < p < 1e-19
+    assert stats.rank_test_method([1, 1], list(range(200))) == "normal approximation"  # ties, C(202, 2) splits
+    assert stats.rank_test_method([1], [1, 2, 3]) == "normal approximation"  # one value: no permutation test
+
+
+def test_mann_whitney_needs_values_on_both_sides():
+    with pytest.raises(ValueError):
+        stats.mann_whitney_u([], [1.0])
+
+
+# --- what a sample size can reach ------------------------------------------------------------
+
+def test_smallest_p_is_that_of_fully_separated_samples():
+    assert stats.smallest_p(3, 3) == pytest.approx(0.1)
+    assert stats.smallest_p(4, 4) == pytest.approx(2 / 70)
+    assert stats.smallest_p(5, 5) == pytest.approx(2 / 252)
+    assert stats.smallest_p(3, 4) == pytest.approx(2 / 35)
+    assert stats.smallest_p(1, 1) == 1.0
+    for n1, n2 in [(2, 3), (3, 3), (3, 5), (4, 6), (6, 6)]:
+        separated = stats.mann_whitney_u(list(range(n1)), list(range(10, 10 + n2)))[1]
+        assert stats.smallest_p(n1, n2) == pytest.approx(separated)
+
+
+@pytest.mark.parametrize("alpha, n", [
+    (0.1, 3),  # 3 vs 3: 0.1
+    (0.05, 4),  # 3 vs 3: 0.1 > 0.05; 4 vs 4: 2/70 = 0.029
+    (0.02, 5),  # 4 vs 4: 0.029 > 0.02
+    (0.01, 5),  # 5 vs 5: 2/252 = 0.0079
+    (0.001, 7),  # 6 vs 6: 2/924 = 0.0022 > 0.001; 7 vs 7: 2/3432 = 0.00058
+])
+def test_min_repeats_per_side(alpha, n):
+    assert stats.min_repeats(alpha) == n
+
+
+# --- compare ---------------------------------------------------------------------------------
 
 def test_compare_throughput_up_is_faster():
     result = stats.compare([100, 101, 99, 100], [120, 121, 119, 122], higher_is_better=True)
@@ -135,6 +224,7 @@ def test_compare_throughput_up_is_faster():
     assert result.p_value == pytest.approx(2 / 70)
     assert result.significant and result.verdict == stats.FASTER
     assert result.note == ""
+    assert result.method.startswith("exact permutation")  # 100 is tied in the baseline
 
 
 def test_compare_latency_up_is_slower():
@@ -157,8 +247,12 @@ def test_compare_overlapping_samples_no_change():
 def test_compare_three_each_can_never_be_significant_and_says_so():
     result = stats.compare([1, 2, 3], [100, 200, 300], higher_is_better=True)
     assert result.min_p_possible == pytest.approx(0.1)
+    assert result.p_value == pytest.approx(0.1)
     assert result.verdict == stats.NO_CHANGE
-    assert "smallest possible p" in result.note
+    assert "smallest possible p is 0.100" in result.note
+    assert "at least 4 repeats on each side" in result.note
+    strict = stats.compare([1, 2, 3, 4], [100, 200, 300, 400], higher_is_better=True, alpha=0.01)
+    assert "at least 5 repeats" in strict.note and strict.verdict == stats.NO_CHANGE
 
 
 def test_compare_min_change_filters_tiny_but_significant_shifts():
