@@ -25,7 +25,7 @@ def _view(store: Store, rss: dict[str, list[float]], plan_extra: dict | None = N
     for target, values in (rest or {}).items():
         app, mode = target.split("/")
         for r, v in enumerate(values):
-            store.add_figure(run, app, mode, "memory", "rss_rest_mb", v, "MB", point="warm", repeat=r)
+            store.add_figure(run, app, mode, "startup", "rss_rest_mb", v, "MB", point="warm", repeat=r)
     store.finish_run(run, "complete")
     return results.load(store, run)
 

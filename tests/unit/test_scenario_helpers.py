@@ -9,9 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from perflab import plan, procs, results
+from perflab import plan, procs, registry, results
 from perflab.lab import Lab
 from perflab.progress import Progress
+from perflab.scenario import Context
 from perflab.scenarios import coldstart, density, scaleup, soak
 from perflab.store import Store
 
@@ -21,15 +22,16 @@ def _coldstart_run(tmp_path, monkeypatch, app_ms: list[float], reference_ms: lis
     times, recorded into a real store and read back as the report reads it."""
     launches = {False: iter(app_ms), True: iter(reference_ms)}
     monkeypatch.setattr(coldstart, "find_reference",
-                        lambda lab: (SimpleNamespace(name="go-reference"), "native", ""))
-    monkeypatch.setattr(coldstart, "_ttfr", lambda lab, app, mode, tag, reference: SimpleNamespace(
+                        lambda name: (SimpleNamespace(name="go-reference"), "native", ""))
+    monkeypatch.setattr(coldstart, "_ttfr", lambda ctx, app, mode, tag, reference: SimpleNamespace(
         elapsed_ms=next(launches[reference]), url=f"http://{tag}/"))
     store = Store(tmp_path / "r.sqlite")
-    the_plan = {"name": "t", "coldstart": {"runs": len(app_ms)}, "startup": {"poll_ms": 5}}
-    run_id = store.begin_run(the_plan, {})
+    the_plan = plan.validate({"name": "t", "coldstart": {"runs": len(app_ms)}, "startup": {"poll_ms": 5}}, "t")
+    run_id = store.begin_run(the_plan.data, {})
     lab = Lab(store, run_id, the_plan, None, None, None, None, Progress([], stream=io.StringIO(), live=False),
               tmp_path)
-    coldstart.run(lab, SimpleNamespace(name="quarkus"), "jvm")
+    sc = registry.get("coldstart")
+    sc.run(Context(lab, sc, SimpleNamespace(name="quarkus"), "jvm", the_plan.settings("coldstart")))
     store.finish_run(run_id, "complete")
     view = results.load(store, run_id)
     store.close()
