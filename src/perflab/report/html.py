@@ -1,5 +1,5 @@
-"""The HTML report: one self-contained file (inline CSS and SVG, no script, no external resource)
-that opens from disk.
+"""The HTML report: one self-contained file that opens from disk and works offline (inline CSS,
+plotly.js embedded once, each chart's figure as JSON beside its place, no external resource).
 Order: the verdicts on the published claims, the environment, how the run measured and what it
 could not enforce, what is missing, then a section per scenario with its charts, tables and the
 published figures beside them, and the cost model.
@@ -9,6 +9,7 @@ gathers what they show from the run's tables, facts, ratios and cost model."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from functools import cache
 
@@ -104,7 +105,7 @@ def method_view(view: RunView, extras: RunExtras) -> dict:
     }
 
 
-def scenario_charts(view: RunView, scenario: str, extras: RunExtras, colors: dict[str, str]) -> list[Markup]:
+def scenario_charts(view: RunView, scenario: str, extras: RunExtras, colors: dict[str, str]) -> list[charts.Chart]:
     if scenario == "startup":
         found = (charts.startup_chart(view, colors), charts.startup_chart(view, colors, "framework_start_ms"))
         return [c for c in found if c]
@@ -149,13 +150,13 @@ def cost_view(view: RunView) -> dict:
 
 
 def scenario_view(view: RunView, scenario: str, extras: RunExtras, colors: dict[str, str],
-                  claims: list[ratios.ClaimResult]) -> dict:
-    """One scenario's section: its intro, what was not measured, charts, tables, claims."""
+                  claims: list[ratios.ClaimResult], ids: itertools.count) -> dict:
+    """One scenario's section: its intro, what was not measured, charts (with page-unique ids), tables, claims."""
     gaps = [m for m in missing(view) if m.scenario.split(":")[0] == scenario]
     return {
         "name": scenario, "title": SCENARIO_TITLES.get(scenario, scenario), "intro": scenario_intro(view, scenario),
         "gaps": "; ".join(m.text() for m in gaps),
-        "charts": [Markup(svg) for svg in scenario_charts(view, scenario, extras, colors)],
+        "charts": [(f"chart-{next(ids)}", c) for c in scenario_charts(view, scenario, extras, colors)],
         "tables": scenario_tables(view, scenario), "claims": [claim_view(c) for c in claims],
     }
 
@@ -167,10 +168,12 @@ def render(view: RunView, extras: RunExtras) -> str:
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(view.started_at)) if view.started_at else "?"
     toc = [("environment", "Environment"), ("method", "Method and limits"), ("verdicts", "Published claims"),
            ("missing", "What is missing")] + [(f"s-{s}", s) for s in scenarios] + [("cost", "Cost model")]
-    sections = [scenario_view(view, s, extras, colors, [r for r in claim_results if r.claim.where.scenario == s])
+    ids = itertools.count(1)
+    sections = [scenario_view(view, s, extras, colors, [r for r in claim_results if r.claim.where.scenario == s], ids)
                 for s in scenarios]
+    has_charts = any(s["charts"] for s in sections)
     return templates().get_template("report.html.j2").render(
         view=view, started=started, targets=", ".join(view.targets()) or "none", toc=toc,
         environment=environment_rows(view), method=method_view(view, extras), verdicts=verdict_view(claim_results),
         missing=missing(view), not_in_plan=not_in_plan(view), scenarios=sections, cost=cost_view(view),
-        studies=list(STUDIES.items()))
+        studies=list(STUDIES.items()), plotly_js=Markup(charts.plotly_js()) if has_charts else "")
