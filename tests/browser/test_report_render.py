@@ -1,7 +1,8 @@
 """The HTML report in a real browser: Debian's chromium, headless, opens the file from disk with
 every host name unresolvable (so nothing can come from the network), runs plotly.js and draws
 every chart with no console errors: the dumped DOM holds Plotly's plots with the markers at the
-right places; a screenshot is taken at a desktop width.
+right places, and a screenshot shows the charts' colours, which the same page without
+JavaScript does not.
 
 Console errors are read from chromium's log (--enable-logging=stderr): every console message is
 logged as "CONSOLE"; a control page that throws proves the check sees errors at all.
@@ -14,12 +15,14 @@ import re
 import shutil
 import struct
 import subprocess
+import zlib
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from perflab.report import write_report
+from perflab.report import charts, write_report
 from perflab.store import Store
 from tests.unit.test_report import make_run
 
@@ -133,10 +136,44 @@ def rendered_charts(dom: str) -> dict[str, dict]:
     return {c["key"]: c for c in parser.charts}
 
 
-def png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()[:24]
+def png_colors(path: Path) -> Counter:
+    """How many pixels of each (r, g, b) colour an 8-bit, non-interlaced RGB or RGBA PNG (what
+    Chromium writes) holds: the rows are inflated and unfiltered as the PNG specification says."""
+    data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    return struct.unpack(">II", data[16:24])
+    pos, idat, header = 8, [], None
+    while pos < len(data):
+        size, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + size]
+        pos += 12 + size
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+    width, height, depth, color_type, _, _, interlace = header
+    assert depth == 8 and color_type in (2, 6) and interlace == 0, f"unsupported PNG {header}"
+    bpp = 3 if color_type == 2 else 4
+    raw, stride = zlib.decompress(b"".join(idat)), width * bpp
+    prior, colors = bytearray(stride), Counter()
+    for r in range(height):
+        kind, line = raw[r * (stride + 1)], bytearray(raw[r * (stride + 1) + 1:(r + 1) * (stride + 1)])
+        if kind == 1:  # Sub
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 255
+        elif kind == 2:  # Up
+            line = bytearray((a + b) & 255 for a, b in zip(line, prior))
+        elif kind == 3:  # Average
+            for i in range(stride):
+                line[i] = (line[i] + ((line[i - bpp] if i >= bpp else 0) + prior[i]) // 2) & 255
+        elif kind == 4:  # Paeth
+            for i in range(stride):
+                a, b, c = (line[i - bpp] if i >= bpp else 0), prior[i], (prior[i - bpp] if i >= bpp else 0)
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        colors.update(zip(line[0::bpp], line[1::bpp], line[2::bpp]))
+        prior = line
+    return colors
 
 
 @pytest.fixture(scope="module")
@@ -191,11 +228,26 @@ def test_plotly_draws_every_chart_offline_with_no_console_errors(browser, report
     assert [len(t["points"]) for t in startup["traces"]] == [4, 1, 4, 1]  # 4 launches and the median, per app
 
 
-def test_the_screenshot_has_the_desktop_layout(browser, report, tmp_path):
-    shot = tmp_path / "report.png"
-    done = run_chromium(browser, tmp_path / "profile", report.as_uri(), f"--screenshot={shot}",
-                        "--window-size=1280,4000", "--hide-scrollbars")
-    assert shot.exists(), done.stderr[-2000:]
-    assert png_size(shot) == (1280, 4000)
-    assert shot.stat().st_size > 50_000  # a blank page compresses to a few KB
-    assert console_messages(done.stderr) == []
+def _chart_pixels(colors: Counter, rgb: tuple[int, int, int], tolerance: int = 12) -> int:
+    return sum(n for c, n in colors.items() if all(abs(a - b) <= tolerance for a, b in zip(c, rgb)))
+
+
+def test_the_screenshot_shows_the_charts(browser, report, tmp_path):
+    """The lines and markers are in the palette's colours, which nothing else on the page uses: a
+    screenshot of the page has many such pixels, one of the page without its scripts has none."""
+    palette = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in charts.PALETTE[:2]]
+    bare_page = tmp_path / "no-script.html"  # the same page with its scripts left out
+    bare_page.write_text(re.sub(r"<script\b.*?</script>", "", report.read_text(), flags=re.S))
+    shots = {}
+    for name, page in (("charts", report), ("no-script", bare_page)):
+        shot = tmp_path / f"{name}.png"
+        done = run_chromium(browser, tmp_path / f"profile-{name}", page.as_uri(), OFFLINE, SETTLE,
+                            f"--screenshot={shot}", "--window-size=1280,6000", "--hide-scrollbars")
+        assert shot.exists(), done.stderr[-2000:]
+        assert console_messages(done.stderr) == []
+        shots[name] = png_colors(shot)
+    drawn, bare = shots["charts"], shots["no-script"]
+    assert len(drawn) > 300  # text, tables and charts: far from a blank page
+    for rgb in palette:  # the first two app/modes' colours
+        assert _chart_pixels(drawn, rgb) > 200, f"too few pixels of {rgb}: the charts were not drawn"
+        assert _chart_pixels(bare, rgb) < 50, f"{rgb} without JavaScript: the check does not isolate the charts"
