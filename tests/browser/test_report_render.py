@@ -1,6 +1,8 @@
-"""The HTML report in a real browser: Debian's chromium, headless, opens the file from disk and
-renders its charts (SVG with data points in the DOM) with no console errors; a screenshot is taken
-at a desktop width.
+"""The HTML report in a real browser: Debian's chromium, headless, opens the file from disk with
+every host name unresolvable (so nothing can come from the network), runs plotly.js and draws
+every chart with no console errors: the dumped DOM holds Plotly's plots with the markers at the
+right places, and a screenshot shows the charts' colours, which the same page without
+JavaScript does not.
 
 Console errors are read from chromium's log (--enable-logging=stderr): every console message is
 logged as "CONSOLE"; a control page that throws proves the check sees errors at all.
@@ -13,16 +15,20 @@ import re
 import shutil
 import struct
 import subprocess
+import zlib
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from perflab.report import write_report
+from perflab.report import charts, write_report
 from perflab.store import Store
 from tests.unit.test_report import make_run
 
 BROWSER_TIMEOUT_S = 60
+OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND"  # every host name fails to resolve: no network at all
+SETTLE = "--virtual-time-budget=15000"  # let the page's scripts run before the DOM is dumped or the shot taken
 
 
 def chromium_binary() -> str:
@@ -71,34 +77,103 @@ def console_messages(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if ":CONSOLE" in line or "Uncaught" in line]
 
 
-class _SvgCounter(HTMLParser):
-    """Per chart (svg.chart): its data-chart key, its data points and its lines."""
+class _RenderedCharts(HTMLParser):
+    """Per chart (figure.chart) in the DOM Chromium dumped after running the page's scripts: its
+    data-chart key, whether Plotly made it a plot with an SVG, per trace the pixel positions of its
+    markers and its drawn lines and error bars, and the texts of its title, axis titles and legend."""
+
+    TEXTS = ("gtitle", "xtitle", "ytitle", "legendtext")
 
     def __init__(self) -> None:
         super().__init__()
         self.charts: list[dict] = []
-        self._depth = 0
+        self._text: str | None = None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag == "svg" and "chart" in (a.get("class") or "").split():
-            self.charts.append({"key": a.get("data-chart"), "points": [], "lines": 0})
-            self._depth = 1
-        elif self._depth:
-            if tag == "circle" and a.get("class") == "pt":
-                self.charts[-1]["points"].append((float(a["data-x"]), float(a["data-y"])))
-            elif tag == "polyline":
-                self.charts[-1]["lines"] += 1
+        classes = (a.get("class") or "").split()
+        if tag == "figure" and "chart" in classes:
+            self.charts.append({"key": a.get("data-chart"), "plots": 0, "svgs": 0, "traces": [], "traces_done": False,
+                                **{t: [] for t in self.TEXTS}})
+            return
+        if not self.charts:
+            return
+        chart = self.charts[-1]
+        if tag == "g" and "infolayer" in classes:  # titles and legend: no data trace from here on
+            chart["traces_done"] = True
+        if tag == "div" and "js-plotly-plot" in classes:
+            chart["plots"] += 1
+        elif tag == "svg" and "main-svg" in classes:
+            chart["svgs"] += 1
+        elif tag == "g" and {"trace", "scatter"} <= set(classes) and not chart["traces_done"]:
+            chart["traces"].append({"points": [], "lines": 0, "error_bars": 0})
+        elif tag == "path" and chart["traces"] and not chart["traces_done"]:
+            trace = chart["traces"][-1]
+            if "point" in classes:
+                x, y = re.match(r"translate\(([-\d.]+),\s*([-\d.]+)\)", a.get("transform", "")).groups()
+                trace["points"].append((float(x), float(y)))
+            elif "js-line" in classes and a.get("d"):
+                trace["lines"] += 1
+            elif "yerror" in classes and a.get("d"):
+                trace["error_bars"] += 1
+        elif tag == "text":
+            self._text = next((t for t in self.TEXTS if t in classes), None)
+            if self._text:
+                chart[self._text].append("")
+
+    def handle_data(self, data):
+        if self._text and self.charts:
+            self.charts[-1][self._text][-1] += data
 
     def handle_endtag(self, tag):
-        if tag == "svg" and self._depth:
-            self._depth = 0
+        if tag == "text":
+            self._text = None
 
 
-def png_size(path: Path) -> tuple[int, int]:
-    data = path.read_bytes()[:24]
+def rendered_charts(dom: str) -> dict[str, dict]:
+    parser = _RenderedCharts()
+    parser.feed(dom)
+    return {c["key"]: c for c in parser.charts}
+
+
+def png_colors(path: Path) -> Counter:
+    """How many pixels of each (r, g, b) colour an 8-bit, non-interlaced RGB or RGBA PNG (what
+    Chromium writes) holds: the rows are inflated and unfiltered as the PNG specification says."""
+    data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    return struct.unpack(">II", data[16:24])
+    pos, idat, header = 8, [], None
+    while pos < len(data):
+        size, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + size]
+        pos += 12 + size
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+    width, height, depth, color_type, _, _, interlace = header
+    assert depth == 8 and color_type in (2, 6) and interlace == 0, f"unsupported PNG {header}"
+    bpp = 3 if color_type == 2 else 4
+    raw, stride = zlib.decompress(b"".join(idat)), width * bpp
+    prior, colors = bytearray(stride), Counter()
+    for r in range(height):
+        kind, line = raw[r * (stride + 1)], bytearray(raw[r * (stride + 1) + 1:(r + 1) * (stride + 1)])
+        if kind == 1:  # Sub
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 255
+        elif kind == 2:  # Up
+            line = bytearray((a + b) & 255 for a, b in zip(line, prior))
+        elif kind == 3:  # Average
+            for i in range(stride):
+                line[i] = (line[i] + ((line[i - bpp] if i >= bpp else 0) + prior[i]) // 2) & 255
+        elif kind == 4:  # Paeth
+            for i in range(stride):
+                a, b, c = (line[i - bpp] if i >= bpp else 0), prior[i], (prior[i - bpp] if i >= bpp else 0)
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        colors.update(zip(line[0::bpp], line[1::bpp], line[2::bpp]))
+        prior = line
+    return colors
 
 
 @pytest.fixture(scope="module")
@@ -123,32 +198,56 @@ def test_the_console_check_sees_errors(browser, tmp_path):
     assert any("deliberate" in m for m in console_messages(done.stderr))
 
 
-def test_the_report_renders_its_charts_with_no_console_errors(browser, report, tmp_path):
-    done = run_chromium(browser, tmp_path / "profile", report.as_uri(), "--dump-dom")
+def test_plotly_draws_every_chart_offline_with_no_console_errors(browser, report, tmp_path):
+    done = run_chromium(browser, tmp_path / "profile", report.as_uri(), OFFLINE, SETTLE, "--dump-dom")
     assert done.returncode == 0, done.stderr[-2000:]
     assert console_messages(done.stderr) == []
-    parser = _SvgCounter()
-    parser.feed(done.stdout)
-    keys = {c["key"] for c in parser.charts}
-    for expected in ("throughput-fruits", "latency-fruits", "throughput-todos", "rss", "startup-ttfr_ms",
-                     "percentiles-25% of max"):
-        assert expected in keys, f"chart {expected} missing from the rendered DOM"
-    by_key = {c["key"]: c for c in parser.charts}
-    # throughput vs connections: two apps x three connection counts, at the connection counts measured
-    fruits = by_key["throughput-fruits"]
-    assert len(fruits["points"]) == 6 and fruits["lines"] == 2
-    assert sorted({x for x, _ in fruits["points"]}) == [1.0, 10.0, 40.0]
-    assert by_key["rss"]["lines"] == 2
-    assert all(c["points"] or c["lines"] for c in parser.charts)
-    # the tables made it through the parser too
-    assert re.search(r'<table data-table="sweep-fruits-rps">', done.stdout)
+    found = rendered_charts(done.stdout)
+    for expected in ("throughput-fruits", "latency-fruits", "throughput-todos", "latency-todos", "rss",
+                     "startup-ttfr_ms", "startup-framework_start_ms", "percentiles-25% of max"):
+        assert expected in found, f"chart {expected} missing from the rendered DOM"
+    for key, chart in found.items():
+        assert chart["plots"] == 1 and chart["svgs"] >= 1, f"Plotly drew no plot for {key}"
+        assert chart["gtitle"] and chart["gtitle"][0].strip(), f"{key} has no title"
+        assert any(t["points"] or t["lines"] for t in chart["traces"]), f"{key} shows no data"
+    fruits = found["throughput-fruits"]
+    assert fruits["legendtext"] == ["spring-boot/jvm", "quarkus/jvm"]
+    assert fruits["xtitle"] == ["connections"] and fruits["ytitle"][0].startswith("req/s")
+    spring, quarkus, ring = fruits["traces"]
+    assert len(spring["points"]) == len(quarkus["points"]) == 3 and spring["lines"] == quarkus["lines"] == 1
+    assert spring["error_bars"] == quarkus["error_bars"] == 3  # every point has its min..max
+    xs = [x for x, _ in spring["points"]]  # 1, 10 and 40 connections on a linear axis
+    assert xs[0] < xs[1] < xs[2] and (xs[2] - xs[1]) / (xs[1] - xs[0]) == pytest.approx(30 / 9, rel=0.02)
+    # quarkus/jvm has twice the throughput: drawn higher (smaller SVG y) at every connection count
+    assert all(q[1] < s[1] for q, s in zip(quarkus["points"], spring["points"]))
+    assert ring["points"] == [quarkus["points"][2]]  # the driver-bound mark sits on quarkus/jvm at 40
+    rss = found["rss"]
+    assert [len(t["points"]) for t in rss["traces"]] == [0, 1, 0, 1]  # a line per app/mode, then its peak
+    assert rss["traces"][0]["lines"] == rss["traces"][2]["lines"] == 1
+    startup = found["startup-ttfr_ms"]
+    assert [len(t["points"]) for t in startup["traces"]] == [4, 1, 4, 1]  # 4 launches and the median, per app
 
 
-def test_the_screenshot_has_the_desktop_layout(browser, report, tmp_path):
-    shot = tmp_path / "report.png"
-    done = run_chromium(browser, tmp_path / "profile", report.as_uri(), f"--screenshot={shot}",
-                        "--window-size=1280,4000", "--hide-scrollbars")
-    assert shot.exists(), done.stderr[-2000:]
-    assert png_size(shot) == (1280, 4000)
-    assert shot.stat().st_size > 50_000  # a blank page compresses to a few KB
-    assert console_messages(done.stderr) == []
+def _chart_pixels(colors: Counter, rgb: tuple[int, int, int], tolerance: int = 12) -> int:
+    return sum(n for c, n in colors.items() if all(abs(a - b) <= tolerance for a, b in zip(c, rgb)))
+
+
+def test_the_screenshot_shows_the_charts(browser, report, tmp_path):
+    """The lines and markers are in the palette's colours, which nothing else on the page uses: a
+    screenshot of the page has many such pixels, one of the page without its scripts has none."""
+    palette = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in charts.PALETTE[:2]]
+    bare_page = tmp_path / "no-script.html"  # the same page with its scripts left out
+    bare_page.write_text(re.sub(r"<script\b.*?</script>", "", report.read_text(), flags=re.S))
+    shots = {}
+    for name, page in (("charts", report), ("no-script", bare_page)):
+        shot = tmp_path / f"{name}.png"
+        done = run_chromium(browser, tmp_path / f"profile-{name}", page.as_uri(), OFFLINE, SETTLE,
+                            f"--screenshot={shot}", "--window-size=1280,6000", "--hide-scrollbars")
+        assert shot.exists(), done.stderr[-2000:]
+        assert console_messages(done.stderr) == []
+        shots[name] = png_colors(shot)
+    drawn, bare = shots["charts"], shots["no-script"]
+    assert len(drawn) > 300  # text, tables and charts: far from a blank page
+    for rgb in palette:  # the first two app/modes' colours
+        assert _chart_pixels(drawn, rgb) > 200, f"too few pixels of {rgb}: the charts were not drawn"
+        assert _chart_pixels(bare, rgb) < 50, f"{rgb} without JavaScript: the check does not isolate the charts"
