@@ -70,6 +70,8 @@ class Scenario:
     estimate_s: Callable[[Estimate], float]
     # the scenario's tables; None: one generic table of whatever it stored
     tables: Callable[["RunView"], list["Table"]] | None = None
+    # the report's charts: (the run, this scenario's RSS sample files by target, colours by target) -> charts
+    charts: Callable[["RunView", dict, dict], list] | None = None
     # the plan's settings in words for the report: (the stored plan's table, the whole plan) -> text
     describe: Callable[[dict, dict], str] | None = None
     # earlier scenarios whose results this one reads from ctx.results (when they ran)

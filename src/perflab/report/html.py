@@ -16,11 +16,12 @@ from functools import cache
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from perflab import registry
 from perflab.report import charts, cost, ratios
 from perflab.report.published import STUDIES
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
-from perflab.report.tables import (SCENARIO_TITLES, SERIOUS_FLAGS, flag_help, fmt_published, fmt_ratio,
+from perflab.report.tables import (SERIOUS_FLAGS, scenario_title, flag_help, fmt_published, fmt_ratio,
                                    fmt_value, report_scenarios, scenario_tables, spread_text)
 from perflab.results import Cell, RunView
 
@@ -106,21 +107,11 @@ def method_view(view: RunView, extras: RunExtras) -> dict:
 
 
 def scenario_charts(view: RunView, scenario: str, extras: RunExtras, colors: dict[str, str]) -> list[charts.Chart]:
-    if scenario == "startup":
-        found = (charts.startup_chart(view, colors), charts.startup_chart(view, colors, "framework_start_ms"))
-        return [c for c in found if c]
-    if scenario == "memory":
-        chart = charts.rss_chart(extras.samples.get("memory", {}), colors)
-        return [chart] if chart else []
-    if scenario == "soak":
-        found = [charts.rss_chart(extras.samples.get("soak", {}), colors, "RSS over the soak", key="rss-soak"),
-                 *charts.interval_charts(view, "soak", colors)]
-        return [c for c in found if c]
-    if scenario == "sweep":
-        return charts.sweep_charts(view, colors)
-    if scenario == "latency":
-        return charts.percentile_charts(view, colors)
-    return []
+    """The charts the scenario declares for itself (see perflab.scenario.Scenario.charts)."""
+    sc = registry.get(scenario)
+    if sc is None or sc.charts is None:
+        return []
+    return [c for c in sc.charts(view, extras.samples.get(scenario, {}), colors) if c]
 
 
 def cost_view(view: RunView) -> dict:
@@ -154,7 +145,7 @@ def scenario_view(view: RunView, scenario: str, extras: RunExtras, colors: dict[
     """One scenario's section: its intro, what was not measured, charts (with page-unique ids), tables, claims."""
     gaps = [m for m in missing(view) if m.scenario.split(":")[0] == scenario]
     return {
-        "name": scenario, "title": SCENARIO_TITLES.get(scenario, scenario), "intro": scenario_intro(view, scenario),
+        "name": scenario, "title": scenario_title(scenario), "intro": scenario_intro(view, scenario),
         "gaps": "; ".join(m.text() for m in gaps),
         "charts": [(f"chart-{next(ids)}", c) for c in scenario_charts(view, scenario, extras, colors)],
         "tables": scenario_tables(view, scenario), "claims": [claim_view(c) for c in claims],

@@ -230,19 +230,6 @@ def percentile_table(key: str, title: str, cells: list[Cell], row_header: str, r
     return Table(key, title, row_header, [label(m) for m in metrics], rows, terminal=False)
 
 
-class _Titles:
-    """Scenario titles, read from the registry."""
-
-    def get(self, scenario: str, default: str | None = None) -> str:
-        from perflab import registry
-
-        sc = registry.get(scenario)
-        return sc.title if sc is not None else (default if default is not None else scenario)
-
-
-SCENARIO_TITLES = _Titles()
-
-
 def scenario_title(scenario: str) -> str:
     from perflab import registry
 

@@ -108,7 +108,13 @@ def describe(p: dict, plan: dict) -> str:
             f"req/s on {p.get('path', '?')}, {p.get('connections', '?')} connections, {p.get('duration_s', '?')} s "
             f"per rate; latency counted from the intended send time (no coordinated omission).")
 
+
+def charts(view: RunView, samples: dict, colors: dict) -> list:
+    from perflab.report import charts as plot
+
+    return plot.percentile_charts(view, colors)
+
 SCENARIO = Scenario(
     name="latency", title="Latency at fixed rates (open loop)", phase=Phase.ON_LOAD, settings=LatencySettings,
     run=run, estimate_s=estimate_s, tables=tables, needs=("sweep",), setup=ensure_driver,
-    legacy_params=legacy_params, describe=describe)
+    legacy_params=legacy_params, describe=describe, charts=charts)

@@ -74,6 +74,13 @@ def describe(p: dict, plan: dict) -> str:
     return (f"peak RSS under load: {p.get('load_path', '?')} with {p.get('load_connections', '?')} connections for "
             f"{p.get('load_duration_s', '?')} s, RSS sampled at {plan.get('sample_hz', '?')} Hz.")
 
+
+def charts(view: RunView, samples: dict, colors: dict) -> list:
+    from perflab.report import charts as plot
+
+    return [plot.rss_chart(samples, colors)]
+
 SCENARIO = Scenario(
     name="memory", title="Memory under load: peak RSS and req/s per MB", phase=Phase.ON_LOAD,
-    settings=MemorySettings, run=run, estimate_s=estimate_s, tables=tables, legacy_params=legacy_params, describe=describe)
+    settings=MemorySettings, run=run, estimate_s=estimate_s, tables=tables, legacy_params=legacy_params,
+    describe=describe, charts=charts)

@@ -277,7 +277,14 @@ def tables(view: RunView) -> list[Table]:
     return [totals] if totals else []
 
 
+
+def charts(view: RunView, samples: dict, colors: dict) -> list:
+    from perflab.report import charts as plot
+
+    return [plot.rss_chart(samples, colors, "RSS over the soak", key="rss-soak"),
+            *plot.interval_charts(view, "soak", colors)]
+
 SCENARIO = Scenario(
     name="soak", title="Soak: a long run", phase=Phase.OWN_AFTER, settings=SoakSettings, run=run,
     estimate_s=lambda e: e.start_s + e.settings.duration_s + 3.0, tables=tables, setup=ensure_driver,
-    legacy_params=lambda label: {"interval": True} if label == "interval" else {})
+    legacy_params=lambda label: {"interval": True} if label == "interval" else {}, charts=charts)

@@ -117,7 +117,13 @@ def describe(p: dict, plan: dict) -> str:
             f"on {p.get('path') or 'the app’s first-response path'}; the framework's start time from its log; "
             f"RSS after the first request" + (f" and after {rest} s at rest." if rest else "."))
 
+
+def charts(view: RunView, samples: dict, colors: dict) -> list:
+    from perflab.report import charts as plot
+
+    return [plot.startup_chart(view, colors), plot.startup_chart(view, colors, "framework_start_ms")]
+
 SCENARIO = Scenario(
     name="startup", title="Start-up: time to first response, framework start, memory after start",
     phase=Phase.OWN_BEFORE, settings=StartupSettings, run=run, estimate_s=estimate_s, tables=tables,
-    legacy_params=legacy_params, describe=describe)
+    legacy_params=legacy_params, describe=describe, charts=charts)

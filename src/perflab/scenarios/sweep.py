@@ -144,6 +144,13 @@ def describe(p: dict, plan: dict) -> str:
     return (f"closed loop (wrk), {p.get('duration_s', '?')} s per point after a {p.get('warmup_s', '?')} s warm-up "
             f"per series; points measured round-robin, {plan.get('repeats', '?')} repeats.")
 
+
+def charts(view: RunView, samples: dict, colors: dict) -> list:
+    from perflab.report import charts as plot
+
+    return plot.sweep_charts(view, colors)
+
 SCENARIO = Scenario(
     name="sweep", title="Throughput and latency vs connections (closed loop)", phase=Phase.ON_LOAD,
-    settings=SweepSettings, run=run, estimate_s=estimate_s, tables=tables, legacy_params=legacy_params, describe=describe)
+    settings=SweepSettings, run=run, estimate_s=estimate_s, tables=tables, legacy_params=legacy_params,
+    describe=describe, charts=charts)
