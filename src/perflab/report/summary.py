@@ -17,7 +17,7 @@ from perflab.results import RunView
 
 
 def _rich(t: Table) -> RichTable:
-    out = RichTable(title=t.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    out = RichTable(title=t.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     out.add_column(t.row_header, no_wrap=True)
     for column in t.columns:
         out.add_column(column, no_wrap=True)
@@ -50,6 +50,7 @@ def render(view: RunView, width: int | None = None) -> str:
             continue
         console.print(f"\n{scenario_title(scenario)}", markup=False)
         for t in tables:
+            console.print()
             console.print(_rich(t))
             flags |= {f for c in t.cells() for f in c.flags}
     problems = [o for o in view.outcomes if o["status"] != "ok"]
@@ -63,4 +64,4 @@ def render(view: RunView, width: int | None = None) -> str:
         console.print("\nmarks: " + "; ".join([f"{FLAG_MARK[f]} {flag_help(f)}" for f in known]
                                               + [f"[{f}] {flag_help(f)}" for f in other]), markup=False)
     console.print("values: median [min-max] cv n over the repeats or launches", markup=False)
-    return buffer.getvalue().rstrip() + "\n"
+    return "\n".join(line.rstrip() for line in buffer.getvalue().rstrip().splitlines()) + "\n"

@@ -56,7 +56,7 @@ def tables(view: RunView) -> list[Table]:
     cells = view.find("memory")
     for label in points_in_order(cells):
         mine = [c for c in cells if c.point == label]
-        path = mine[0].params.get("path", "")
+        path = mine[0].params.get("path") or view.plan.get("memory", {}).get("load_path", "")
         t = by_target_table(view, f"memory-{label}", f"Under load ({label}, {path})", mine,
                             ["rss_peak_mb", "cgroup_peak_mb", "rps", "rps_per_mb", "latency_mean_ms", "errors"])
         if t:
