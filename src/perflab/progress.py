@@ -45,7 +45,7 @@ class Step:
 
 
 def time_left(remaining_s: Sequence[float], done_estimated_s: float, done_actual_s: float,
-              in_step_s: float = 0.0) -> float:
+              in_step_s: float = 0.0, prior: tuple[float, float] | None = None) -> float:
     """Seconds left in a run.
 
     ``remaining_s``: the estimates of the steps not finished yet, the current one first.
@@ -54,12 +54,35 @@ def time_left(remaining_s: Sequence[float], done_estimated_s: float, done_actual
     a nonzero estimate, every remaining estimate is scaled by actual / estimated; before that the
     estimates are taken as they are. ``in_step_s``, the time already spent in the current step,
     is taken off that step's (scaled) estimate, never below zero.
+
+    ``prior`` = (ratio, weight_s): what the ratio is believed to be before anything is done (1.0,
+    or what earlier runs of the plan on this machine took against their estimates), held as if
+    weight_s estimated seconds had run at it. The measured ratio takes over as the finished steps
+    outweigh it, so a few quick first steps cannot swing the estimate.
     """
     if not remaining_s:
         return 0.0
-    ratio = done_actual_s / done_estimated_s if done_estimated_s > 0 else 1.0
+    if prior is not None:
+        prior_ratio, weight = prior
+        ratio = (done_actual_s + prior_ratio * weight) / (done_estimated_s + weight)
+    else:
+        ratio = done_actual_s / done_estimated_s if done_estimated_s > 0 else 1.0
     current = max(0.0, remaining_s[0] * ratio - in_step_s)
     return current + ratio * math.fsum(remaining_s[1:])
+
+
+def prior_from_history(steps: Sequence[Step], earlier_runs_s: Sequence[float]) -> tuple[float, float]:
+    """The ratio to start from: how long earlier runs of the same plan took against this run's
+    estimate (their median), else 1; weighted as a tenth of the run (at least a minute), so it
+    steers the first steps and yields to what this run measures."""
+    total = math.fsum(s.estimate_s for s in steps)
+    weight = max(60.0, 0.1 * total)
+    if not earlier_runs_s or total <= 0:
+        return 1.0, weight
+    ordered = sorted(earlier_runs_s)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return median / total, weight
 
 
 def _interactive(stream: TextIO) -> bool:
@@ -74,8 +97,9 @@ def _interactive(stream: TextIO) -> bool:
 class Progress:
     def __init__(self, steps: list[Step], stream: TextIO | None = None, live: bool | None = None, *,
                  clock: Callable[[], float] = time.monotonic,
-                 plain_interval_s: float = PLAIN_INTERVAL_S):
+                 plain_interval_s: float = PLAIN_INTERVAL_S, prior: tuple[float, float] | None = None):
         self.steps = steps
+        self.prior = prior  # (ratio, weight in estimated seconds): see time_left
         self.stream = stream or sys.stdout
         self.live = _interactive(self.stream) if live is None else live
         self.clock = clock
@@ -101,7 +125,7 @@ class Progress:
     def eta_s(self) -> float:
         in_step = 0.0 if self._step_started is None else self.clock() - self._step_started
         return time_left([s.estimate_s for s in self.steps[self.done:]], self.done_estimate,
-                         self.done_actual, in_step)
+                         self.done_actual, in_step, self.prior)
 
     def start(self, label: str) -> None:
         """The next planned step begins (its label may be more precise than the plan's)."""

@@ -20,9 +20,9 @@ from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
 from perflab.lab import Lab
 from perflab.plan import Plan
-from perflab.progress import Progress, Step
+from perflab.progress import Progress, Step, prior_from_history
 from perflab.scenario import Context, Estimate, Phase, Scenario
-from perflab.store import Store
+from perflab.store import Store, method_hash
 
 LAUNCH = "launch + verify"  # the step that starts the shared load instance
 
@@ -161,7 +161,8 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
     store = Store()
     run_id = store.begin_run(plan.data, env)
     steps = build_steps(plan, list(builds)) + [s for t in targets for s in target_steps(plan, t)]
-    progress = Progress(steps)
+    # earlier runs of the same plan (same method) on this machine set where the estimate starts
+    progress = Progress(steps, prior=prior_from_history(steps, store.durations(plan.name, method_hash(plan.data, env))))
     say(f"run {run_id}: plan {plan.name}, {len(targets)} app/mode(s), {progress.total} steps")
     say(f"topology: {topology.description}")
     for reduction in plan["reductions"] + topology.reductions:

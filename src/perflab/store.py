@@ -149,10 +149,11 @@ class Store:
 
     # --- reading ------------------------------------------------------------------------------
 
-    def durations(self, plan_name: str, limit: int = 5) -> list[float]:
-        """Wall-clock seconds of the latest complete runs of a plan (newest first)."""
-        rows = self.db.execute("SELECT started_at, finished_at FROM runs WHERE plan_name=? AND status='complete' "
-                               "AND finished_at IS NOT NULL ORDER BY started_at DESC LIMIT ?", (plan_name, limit))
+    def durations(self, plan_name: str, method: str, limit: int = 5) -> list[float]:
+        """Wall-clock seconds of the latest complete runs of a plan with this method (newest first)."""
+        rows = self.db.execute("SELECT started_at, finished_at FROM runs WHERE plan_name=? AND method_hash=? "
+                               "AND status='complete' AND finished_at IS NOT NULL ORDER BY started_at DESC LIMIT ?",
+                               (plan_name, method, limit))
         return [r["finished_at"] - r["started_at"] for r in rows]
 
     def runs(self) -> list[sqlite3.Row]:

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from perflab.progress import Progress, Step, fmt_duration, time_left
+from perflab.progress import Progress, Step, fmt_duration, prior_from_history, time_left
 
 
 class Clock:
@@ -157,3 +157,21 @@ def test_live_display_shows_the_step_and_keeps_messages_above_it():
     assert "\x1b" in text  # drawn in place
     assert text.index("warning: [cost] odd") < text.index("done 1/2 steps in 5s")
     assert text.endswith("done 1/2 steps in 5s\n")
+
+
+def test_a_prior_keeps_quick_first_steps_from_swinging_the_estimate():
+    # 2 s of steps estimated at 10 s ran in 1 s: alone that ratio (0.1) would cut 1000 s to 100 s
+    assert time_left([1000], done_estimated_s=10, done_actual_s=1) == 100
+    held = time_left([1000], done_estimated_s=10, done_actual_s=1, prior=(1.0, 100.0))
+    assert held == pytest.approx(1000 * (1 + 100) / (10 + 100))
+    # once the finished steps outweigh the prior, their ratio wins
+    late = time_left([1000], done_estimated_s=10_000, done_actual_s=20_000, prior=(1.0, 100.0))
+    assert late == pytest.approx(1000 * (20_000 + 100) / (10_000 + 100))
+
+
+def test_the_prior_comes_from_earlier_runs_of_the_plan():
+    steps = [Step("a", 600), Step("b", 600)]
+    ratio, weight = prior_from_history(steps, [1800, 2400, 3000])
+    assert ratio == pytest.approx(2400 / 1200) and weight == pytest.approx(120)
+    assert prior_from_history(steps, []) == (1.0, 120.0)
+    assert prior_from_history([Step("a", 10)], [])[1] == 60.0  # at least a minute

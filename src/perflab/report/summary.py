@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import sys
 
 from rich import box
 from rich.console import Console
@@ -20,7 +21,7 @@ def _rich(t: Table) -> RichTable:
     out = RichTable(title=t.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
     out.add_column(t.row_header, no_wrap=True)
     for column in t.columns:
-        out.add_column(column, no_wrap=True)
+        out.add_column(column, overflow="fold")
     for label, cells in t.rows:
         out.add_row(label, *(cell_text(c) for c in cells))
     return out
@@ -39,8 +40,10 @@ def header(view: RunView) -> list[str]:
 
 def render(view: RunView, width: int | None = None) -> str:
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width or max(100, shutil.get_terminal_size((160, 40)).columns),
-                      no_color=True, highlight=False, emoji=False, soft_wrap=False)
+    # on a terminal, its width (wide cells fold); in a file or a pipe, every figure whole on its line
+    if width is None:
+        width = shutil.get_terminal_size((0, 0)).columns if sys.stdout.isatty() else 0
+    console = Console(file=buffer, width=width or 400, no_color=True, highlight=False, emoji=False, soft_wrap=False)
     for line in header(view):
         console.print(line, markup=False)
     flags: set[str] = set()

@@ -43,7 +43,12 @@ METRIC_LABELS = {
     "max_rps_reference": "max req/s (reference)", "instances": "instances", "total_rss_mb": "total RSS MB",
     "per_instance_rss_mb": "RSS per instance MB", "rss_10_instances_mb": "RSS of 10 instances MB",
     "aggregate_rps": "aggregate req/s", "projected_rps": "projected req/s",
-    "ttfr_minus_reference_ms": "TTFR minus the reference ms",
+    "ttfr_minus_reference_ms": "TTFR minus the reference ms", "reference_ttfr_ms": "reference TTFR ms",
+    "instances_lost": "lost", "instance_rss_mb": "RSS per instance MB", "cgroup_memory_mb": "cgroup MB",
+    "aggregate_vs_projection": "measured / projected", "rss_drift_mb_per_h": "RSS drift MB/h",
+    "gc_collections": "GCs", "gc_pause_total_ms": "GC pause ms", "latency_p99_worst_ms": "worst p99 ms",
+    "aot_cache_mb": "AOT cache MB", "aot_cache_write_s": "cache written in s", "db_cpu_share": "DB CPUs",
+    "cgroup_peak_mb": "cgroup peak MB", "single_instance_max_rps": "one instance's max req/s",
 }
 LOAD_METRICS = ["rps", "latency_mean_ms", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_p99.9_ms",
                 "latency_max_ms", "errors", "rss_peak_mb", "app_cpu_share", "driver_cpu_util"]
@@ -92,7 +97,10 @@ def cell_text(cell: Cell | None) -> str:
     if cell is None:
         return "-"
     m = marks(cell)
-    return f"{fmt_value(cell.summary.median)} {spread_text(cell)}" + (f" {m}" if m else "")
+    median = cell.summary.median
+    value = f"{median:,.0f}" if cell.unit == "count" and float(median).is_integer() else fmt_value(median)
+    spread = spread_text(cell) if cell.summary.n > 1 or "single" not in cell.flags else ""
+    return " ".join(x for x in (value, spread, m) if x)
 
 
 def marks(cell: Cell) -> str:
@@ -213,7 +221,10 @@ def scenario_tables(view: RunView, scenario: str) -> list[Table]:
     shown = {id(c) for t in tables for c in t.cells()}
     left = [c for c in view.find(scenario) if id(c) not in shown]
     if left and shaped:
-        tables += _generic(view, scenario + "-more", left, "other figures")
+        more = _generic(view, scenario + "-more", left, "other figures")
+        for t in more:
+            t.terminal = False  # the report shows every figure; the terminal keeps to the scenario's own tables
+        tables += more
     return [t.without_empty_columns() for t in tables]
 
 
