@@ -13,7 +13,7 @@ from perflab.scenario import Phase, Scenario
 @lru_cache(maxsize=1)
 def all_scenarios() -> tuple[Scenario, ...]:
     from perflab.scenarios import (aot, coldstart, density, footprint, latency, memory, scaleup, soak, startup,
-                                   sweep, write)
+                                   steady, sweep, write)
 
     registered = (
         footprint.SCENARIO,
@@ -21,6 +21,7 @@ def all_scenarios() -> tuple[Scenario, ...]:
         startup.SCENARIO,
         scaleup.SCENARIO,
         coldstart.SCENARIO,
+        steady.SCENARIO,
         memory.SCENARIO,
         sweep.SCENARIO,
         latency.SCENARIO,

@@ -1,0 +1,316 @@
+"""steady: throughput and latency at steady state, from fresh launches (the headline load figures).
+
+Each launch: a fresh instance, ready, then for each point consecutive closed-loop intervals
+(interval_s each, one wrk run per interval, so every interval has its own throughput, errors and
+latency percentiles, and the app's CPU from its cgroup) - first a warm-up until the steady-state
+rule holds (perflab.steadystate: spread and trend of the last `window` intervals) or warmup_max_s
+passes, then measurement until the throughput's 95 % confidence interval is within +-precision or
+measure_max_s passes. The window that was judged steady counts as measured. Every interval is
+written to the run's timeline file, warm-up included: the warm-up curve from launch is what JVM
+and native modes really trade.
+
+Per launch and point, one value of each figure: the launches' spread is the figure's spread
+(launch-to-launch variance, which JIT decisions make larger than any in-launch repeat). Beside
+throughput and latency: time from launch to steady state and requests served until then, the
+precision reached, and per request the app's CPU, the database's CPU and, where available, SQL
+statements; GC time and JIT compilations during the measurement. An open-loop point at a fraction
+of the launch's own steady throughput ends each launch when open_loop_fraction > 0.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from dataclasses import dataclass, field
+
+from pydantic import field_validator
+
+from perflab import stats
+from perflab.drivers import oha, wrk
+from perflab.drivers.base import LoadResult
+from perflab.errors import AppFailed
+from perflab.instance import Instance
+from perflab.report.tables import Table, by_point_table, by_target_table, points_in_order
+from perflab.results import RunView
+from perflab.scenario import Context, Estimate, Phase, Point, Scenario, point
+from perflab.settings import Settings, setting
+from perflab.steadystate import Rule, judge, precision
+
+TIMELINE_COLUMNS = ["launch", "point", "phase", "t_s", "duration_s", "requests", "rps", "errors", "latency_mean_ms",
+                    "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_max_ms", "app_cpu_share"]
+
+
+class SteadyPoint(Settings):
+    path: str = setting("/fruits", "the path loaded")
+    connections: int = setting(40, "closed-loop connections", "connections", ge=1)
+
+
+class SteadySettings(Settings):
+    launches: int = setting(3, "fresh launches; each gives one value of every figure", "launches", ge=1)
+    points: list[SteadyPoint] = setting([SteadyPoint()], "the points measured on each launch, in order")
+    interval_s: int = setting(1, "one interval: its own throughput, latency and CPU", "s", ge=1)
+    window: int = setting(10, "intervals judged together for steady state", "intervals", ge=3)
+    max_cv: float = setting(0.05, "steady: the window's spread at most", "ratio", gt=0)
+    max_trend: float = setting(0.02, "steady: a significant trend may change throughput this much across the window",
+                               "ratio", gt=0)
+    warmup_max_s: float = setting(120.0, "give up waiting for steady state after this (the point is marked)", "s",
+                                  gt=0)
+    precision: float = setting(0.02, "measure until the 95 % CI of throughput is within +- this", "ratio", gt=0)
+    measure_max_s: float = setting(60.0, "measure at most this long (the precision reached is stored)", "s", gt=0)
+    open_loop_fraction: float = setting(0.0, "then an open-loop point at this fraction of the launch's steady "
+                                             "throughput (0: none)", "ratio", ge=0, le=1.5)
+    open_loop_s: float = setting(10.0, "the open-loop point's duration", "s", ge=1)
+    timeout_s: float = setting(180.0, "how long a launch may take to become ready", "s", gt=0)
+
+    @field_validator("points")
+    @classmethod
+    def _some(cls, value: list[SteadyPoint]) -> list[SteadyPoint]:
+        if not value:
+            raise ValueError("must list at least one point")
+        return value
+
+    def rule(self) -> Rule:
+        return Rule(window=self.window, max_cv=self.max_cv, max_trend=self.max_trend, precision=self.precision)
+
+
+def point_of(p: SteadyPoint) -> Point:
+    name = p.path.strip("/").split("/")[0] or "root"
+    return point(f"{name} c={p.connections}", path=p.path, connections=p.connections, method="GET")
+
+
+@dataclass
+class Interval:
+    phase: str
+    t_s: float              # from the launch to the end of the interval
+    result: LoadResult
+    cpu_share: float | None
+    db_cpu_s: float | None  # the database's CPU during the interval
+
+
+@dataclass
+class PointRun:
+    warmup: list[Interval] = field(default_factory=list)
+    measured: list[Interval] = field(default_factory=list)
+    steady_at_s: float | None = None   # from the launch to the start of the steady window
+    why: str = ""
+
+
+def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str) -> Interval:
+    cfg: SteadySettings = ctx.settings
+    cpus = ctx.lab.driver_cpus()
+    db_before = ctx.lab.db_cpu_s()
+    start_ns = time.monotonic_ns()
+    result = wrk.run_wrk(inst.base_url + p.path, connections=p.connections,
+                         threads=max(1, min(p.connections, len(cpus))), duration_s=cfg.interval_s, cpus=cpus)
+    end_ns = time.monotonic_ns()
+    db_after = ctx.lab.db_cpu_s()
+    series = inst.sampler.snapshot()
+    cpu = series.cpu_share("cgroup_cpu_s", start_ns, end_ns) or series.cpu_share("cpu_s", start_ns, end_ns)
+    db = None if None in (db_before, db_after) else db_after - db_before
+    return Interval(phase, (end_ns - inst.spawn_ns) / 1e9, result, cpu, db)
+
+
+def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int) -> PointRun:
+    cfg: SteadySettings = ctx.settings
+    rule = cfg.rule()
+    run = PointRun()
+    started = time.monotonic()
+    while True:  # warm-up: until the last window is steady, or the maximum
+        inst.check_alive()
+        iv = _interval(ctx, inst, p, "warmup")
+        run.warmup.append(iv)
+        verdict = judge([i.result.rps for i in run.warmup], rule)
+        elapsed = time.monotonic() - started
+        ctx.progress.update(f"launch {launch}/{cfg.launches} {label}: warm-up {elapsed:.0f}s, "
+                            f"{iv.result.rps:,.0f} req/s ({verdict.why})")
+        if verdict.steady:
+            window = run.warmup[-rule.window:]
+            run.warmup = run.warmup[:-rule.window]
+            for w in window:
+                w.phase = "measure"
+            run.measured = window
+            run.steady_at_s = window[0].t_s - window[0].result.duration_s
+            run.why = verdict.why
+            break
+        if elapsed >= cfg.warmup_max_s:
+            run.why = f"not steady after {elapsed:.0f} s: {verdict.why}"
+            break
+    started = time.monotonic()
+    while True:  # measurement: until the mean is as precise as asked, or the maximum
+        got = precision([i.result.rps for i in run.measured])
+        if got is not None and got.relative <= cfg.precision and len(run.measured) >= rule.window:
+            break
+        if time.monotonic() - started >= cfg.measure_max_s:
+            break
+        inst.check_alive()
+        run.measured.append(_interval(ctx, inst, p, "measure"))
+        ctx.progress.update(f"launch {launch}/{cfg.launches} {label}: measuring, "
+                            f"{len(run.measured)} intervals" + (f", +-{got.relative:.1%}" if got else ""))
+    return run
+
+
+def _timeline_rows(launch: int, label: str, run: PointRun) -> list[list]:
+    rows = []
+    for iv in run.warmup + run.measured:
+        r = iv.result
+        rows.append([launch, label, iv.phase, round(iv.t_s, 3), r.duration_s, r.requests, round(r.rps, 1),
+                     r.errors.total, r.latency.mean_ms, r.latency.percentile("50"), r.latency.percentile("90"),
+                     r.latency.percentile("99"), r.latency.max_ms,
+                     None if iv.cpu_share is None else round(iv.cpu_share, 4)])
+    return rows
+
+
+def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
+    """The launch's figures at this point; returns its steady throughput."""
+    measured = run.measured
+    requests = sum(i.result.requests for i in measured)
+    seconds = sum(i.result.duration_s for i in measured)
+    rps = requests / seconds if seconds else 0.0
+    got = precision([i.result.rps for i in measured])
+    steady = run.steady_at_s is not None
+    flags = [] if steady else ["not-steady"]
+    if any(i.result.errors.total for i in measured):
+        flags.append("errors")
+    if any(i.result.driver_bound for i in measured):
+        flags.append("driver-bound")
+    cpu = [i.cpu_share for i in measured if i.cpu_share is not None]
+    db = [i.db_cpu_s for i in measured if i.db_cpu_s is not None]
+    extra = {"launch": launch, "intervals": len(measured), "warmup_intervals": len(run.warmup),
+             "interval_s": ctx.settings.interval_s, "steady": steady, "why": run.why,
+             "rule": ctx.settings.rule().to_dict(), "precision": None if got is None else round(got.relative, 4),
+             "driver": f"{measured[0].result.driver} {measured[0].result.driver_version}" if measured else ""}
+    put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags,  # noqa: E731
+                                                 extra=extra)
+    put("rps", rps, "req/s")
+    put("latency_p50_ms", _median_of(measured, "50"), "ms")
+    put("latency_p99_ms", _median_of(measured, "99"), "ms")
+    put("errors", sum(i.result.errors.total for i in measured), "count")
+    put("measured_s", seconds, "s")
+    if got is not None:
+        put("precision_pct", 100 * got.relative, "%")
+    if steady:
+        put("time_to_steady_ms", run.steady_at_s * 1000, "ms")
+        put("requests_to_steady", sum(i.result.requests for i in run.warmup), "count")
+    if cpu and requests:
+        put("app_cpu_ms_per_request", 1000 * stats.mean(cpu) * seconds / requests, "ms")
+    if db and len(db) == len(measured) and requests:
+        put("db_cpu_ms_per_request", 1000 * sum(db) / requests, "ms")
+    return rps
+
+
+def _median_of(intervals: list[Interval], pct: str) -> float | None:
+    values = [v for i in intervals if (v := i.result.latency.percentile(pct)) is not None]
+    return stats.median(values) if values else None
+
+
+def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch: int) -> None:
+    cfg: SteadySettings = ctx.settings
+    rate = max(1.0, round(rps * cfg.open_loop_fraction))
+    at = point(f"{point_of(p).label} open loop {cfg.open_loop_fraction:.0%}", path=p.path,
+               fraction=cfg.open_loop_fraction, method="GET", open_loop=True)
+    ctx.progress.update(f"launch {launch}/{cfg.launches}: open loop at {rate:,.0f} req/s")
+    result = oha.run_oha(inst.base_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
+                         connections=p.connections, cpus=ctx.lab.driver_cpus())
+    flags = (["driver-bound"] if result.driver_bound else []) + (["errors"] if result.errors.total else [])
+    extra = {"launch": launch, "driver_bound_reason": result.driver_bound_reason, "offered_rate": rate}
+    for metric, value, unit in (("offered_rate", rate, "req/s"), ("rps", result.rps, "req/s"),
+                                ("latency_p50_ms", result.latency.percentile("50"), "ms"),
+                                ("latency_p99_ms", result.latency.percentile("99"), "ms"),
+                                ("latency_p99.9_ms", result.latency.percentile("99.9"), "ms")):
+        ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags, extra=extra)
+
+
+def _one_launch(ctx: Context, launch: int) -> None:
+    cfg: SteadySettings = ctx.settings
+    inst = ctx.launch(f"steady{launch}")
+    rows: list[list] = []
+    try:
+        inst.wait_until_ready(cfg.timeout_s)
+        last: tuple[SteadyPoint, float] | None = None
+        for p in cfg.points:
+            at = point_of(p)
+            run = _drive(ctx, inst, p, at.label, launch)
+            rows += _timeline_rows(launch, at.label, run)
+            last = (p, _record(ctx, at, launch, run))
+        if cfg.open_loop_fraction > 0 and last is not None and last[1] > 0:
+            _open_loop(ctx, inst, last[0], last[1], launch)
+        inst.check_alive()
+    finally:
+        inst.stop()
+        if rows:
+            out = io.StringIO()
+            writer = csv.writer(out)
+            writer.writerow(TIMELINE_COLUMNS)
+            writer.writerows(rows)
+            ctx.add_file("timeline", f"timeline-launch{launch}.csv", out.getvalue())
+
+
+def run(ctx: Context) -> None:
+    failures = []
+    for launch in range(1, ctx.settings.launches + 1):
+        try:
+            _one_launch(ctx, launch)
+        except AppFailed as exc:
+            if launch == 1:
+                raise
+            failures.append(f"launch {launch}: {exc}")
+    if failures:
+        ctx.outcome("failed", "; ".join(failures))
+    else:
+        ctx.outcome("ok", f"{ctx.settings.launches} fresh launches")
+
+
+def estimate_s(e: Estimate) -> float:
+    cfg: SteadySettings = e.settings
+    # a JVM typically settles in a few dozen seconds at one CPU; the maxima bound the rest
+    warm = min(cfg.warmup_max_s, max(cfg.window * cfg.interval_s, 40.0 if e.start_s > 5 else 10.0))
+    measure = min(cfg.measure_max_s, 2 * cfg.window * cfg.interval_s)
+    open_loop = cfg.open_loop_s if cfg.open_loop_fraction > 0 else 0.0
+    return cfg.launches * (e.start_s + len(cfg.points) * (warm + measure) * 1.1 + open_loop + 2)
+
+
+def tables(view: RunView) -> list[Table]:
+    out = []
+    closed = [c for c in view.find("steady") if not c.params.get("open_loop")]
+    for label in points_in_order(closed):
+        mine = [c for c in closed if c.point == label]
+        t = by_target_table(view, f"steady-{label}", f"At steady state, {label} (median over fresh launches)", mine,
+                            ["rps", "latency_p50_ms", "latency_p99_ms", "time_to_steady_ms", "requests_to_steady",
+                             "precision_pct"],
+                            note="n = fresh launches; each launch's value is its steady measurement (intervals "
+                                 "listed with the figure); warm-up until the steady-state rule held")
+        if t:
+            out.append(t)
+        t = by_target_table(view, f"steady-cost-{label}", f"Cost per request at steady state, {label}", mine,
+                            ["app_cpu_ms_per_request", "db_cpu_ms_per_request", "errors", "measured_s"])
+        if t:
+            t.terminal = False
+            out.append(t)
+    opened = [c for c in view.find("steady") if c.params.get("open_loop")]
+    for metric, what in (("latency_p99_ms", "p99 ms"), ("latency_p50_ms", "p50 ms")):
+        t = by_point_table(view, f"steady-open-{metric}", f"Open loop at a fraction of each launch's steady "
+                           f"throughput: {what}", [c for c in opened if c.metric == metric], "point")
+        if t:
+            t.terminal = metric == "latency_p99_ms"
+            out.append(t)
+    return out
+
+
+def describe(p: dict, plan: dict) -> str:
+    pts = ", ".join(f"{x.get('path')} c={x.get('connections')}" for x in p.get("points", []))
+    return (f"{p.get('launches', '?')} fresh launches; on each, {pts} in {p.get('interval_s', '?')} s intervals: "
+            f"warm-up until the last {p.get('window', '?')} intervals vary by at most {p.get('max_cv', 0):.0%} with no "
+            f"trend above {p.get('max_trend', 0):.0%} (at most {p.get('warmup_max_s', '?')} s), then measured until "
+            f"the 95 % CI is within +-{p.get('precision', 0):.0%} (at most {p.get('measure_max_s', '?')} s).")
+
+
+def ensure_driver(settings: SteadySettings, say) -> None:
+    if settings.open_loop_fraction > 0:
+        oha.ensure_oha(log=say)
+
+
+SCENARIO = Scenario(
+    name="steady", title="Steady state: throughput and latency from fresh launches, time to steady state",
+    phase=Phase.OWN_BEFORE, settings=SteadySettings, run=run, estimate_s=estimate_s, tables=tables,
+    describe=describe, setup=ensure_driver)

@@ -1,0 +1,102 @@
+"""When a load has reached steady state, and how precisely its throughput is then known.
+
+The rule (documented in the README and stored with every figure):
+- **Steady**: the last `window` intervals' throughput has a coefficient of variation of at most
+  `max_cv`, and its least-squares trend is either not significant (two-sided p >= 0.05) or
+  changes throughput by less than `max_trend` across the window. A JVM still compiling climbs
+  steadily (a significant trend); one that has settled only jitters.
+- **Precise enough**: the 95 % confidence interval of the mean throughput over the measured
+  intervals is within +-`precision` of the mean. Consecutive intervals are correlated (GC, JIT
+  events span seconds), so the interval uses an effective sample size n * (1 - r1) / (1 + r1)
+  from the lag-1 autocorrelation r1 (zero when it is negative): correlated intervals count less.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+from scipy import stats as sps
+
+
+@dataclass(frozen=True)
+class Rule:
+    window: int = 10          # intervals judged together
+    max_cv: float = 0.05      # spread allowed within the window
+    max_trend: float = 0.02   # relative change across the window a significant trend may still have
+    precision: float = 0.02   # target: 95 % CI half-width relative to the mean
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    steady: bool
+    cv: float | None
+    trend: float | None   # relative change across the window from the fitted slope
+    trend_p: float | None
+    why: str
+
+
+def _cv(values: Sequence[float]) -> float:
+    mean = math.fsum(values) / len(values)
+    if mean == 0:
+        return math.inf
+    var = math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return math.sqrt(var) / abs(mean)
+
+
+def judge(values: Sequence[float], rule: Rule) -> Verdict:
+    """Is the recent throughput steady? `values`: per-interval throughput, oldest first."""
+    if len(values) < max(3, rule.window):
+        return Verdict(False, None, None, None, f"fewer than {rule.window} intervals")
+    window = list(values[-rule.window:])
+    mean = math.fsum(window) / len(window)
+    cv = _cv(window)
+    if mean <= 0:
+        return Verdict(False, cv, None, None, "no throughput")
+    fit = sps.linregress(range(len(window)), window)
+    trend = float(fit.slope) * (len(window) - 1) / mean
+    p = float(fit.pvalue) if not math.isnan(fit.pvalue) else 1.0
+    if p < 0.05 and abs(trend) >= rule.max_trend:
+        return Verdict(False, cv, trend, p, f"still {'rising' if trend > 0 else 'falling'} "
+                                            f"({trend:+.1%} across the window, p={p:.3f})")
+    if cv > rule.max_cv:
+        return Verdict(False, cv, trend, p, f"spread {cv:.1%} above {rule.max_cv:.0%}")
+    return Verdict(True, cv, trend, p, f"spread {cv:.1%}, trend {trend:+.1%} (p={p:.2f})")
+
+
+def lag1_autocorrelation(values: Sequence[float]) -> float:
+    n = len(values)
+    if n < 3:
+        return 0.0
+    mean = math.fsum(values) / n
+    den = math.fsum((v - mean) ** 2 for v in values)
+    if den == 0:
+        return 0.0
+    return math.fsum((values[i] - mean) * (values[i + 1] - mean) for i in range(n - 1)) / den
+
+
+@dataclass(frozen=True)
+class Precision:
+    mean: float
+    half_width: float      # absolute 95 % CI half-width
+    relative: float        # half_width / mean
+    n: int
+    n_effective: float
+    r1: float
+
+
+def precision(values: Sequence[float]) -> Precision | None:
+    """The mean's 95 % confidence interval, corrected for lag-1 autocorrelation."""
+    n = len(values)
+    if n < 3:
+        return None
+    mean = math.fsum(values) / n
+    sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    r1 = max(0.0, lag1_autocorrelation(values))
+    n_eff = max(2.0, n * (1 - r1) / (1 + r1))
+    half = float(sps.t.ppf(0.975, n_eff - 1)) * sd / math.sqrt(n_eff)
+    return Precision(mean, half, half / mean if mean else math.inf, n, n_eff, r1)
