@@ -50,9 +50,9 @@ def apt_install(packages: list[str], log: Callable[[str], None] = print) -> None
 def _check_jdk(major: int, required: bool) -> Check:
     home = jdks.find_jdk(major)
     if home:
-        javac = (home / "bin" / "javac").exists()
-        return Check(f"JDK {major}", True, f"{home} ({jdks.java_version(str(home))}{'' if javac else ', no javac'})",
-                     required=required)
+        # jstat reads a running app's GC and JIT counters (perflab.jvmstat); without it they are "not available".
+        lacks = "".join(f", no {tool}" for tool in ("javac", "jstat") if not (home / "bin" / tool).exists())
+        return Check(f"JDK {major}", True, f"{home} ({jdks.java_version(str(home))}{lacks})", required=required)
     if major == 17:
         return Check("JDK 17", False, "not found", "apt-get install openjdk-17-jdk-headless (or set PERFLAB_JDK17)",
                      required, apt="openjdk-17-jdk-headless")

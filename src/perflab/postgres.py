@@ -260,7 +260,10 @@ class Cluster:
         self._write_state({"connection": asdict(conn), "bindir": str(bindir)})
         if self.log_path.exists() and demote:
             os.chown(self.log_path, self._server_uid, self._server_gid)
-        options = f"-p {conn.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        # pg_stat_statements counts the statements each app sends (perflab.dbstats); it ships with
+        # PostgreSQL and can only be loaded at server start.
+        options = (f"-p {conn.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200"
+                   f"{_preload_option(bindir)}")
         try:
             self._run([str(bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.log_path), "-o", options,
                        "-w", "-t", "60", "start"], "starting PostgreSQL", preexec=preexec)
@@ -338,5 +341,38 @@ def run_sql(conn: Connection, sql: str | None = None, *, files: list[Path] = (),
 
 
 def load_contract(conn: Connection) -> None:
-    """(Re)create the contract schema and seed data: every app starts from the same rows."""
+    """(Re)create the contract schema and seed data: every app starts from the same rows. On the
+    private server, also create pg_stat_statements (see ensure_statement_stats)."""
     run_sql(conn, files=[CONTRACT_DIR / "schema.sql", CONTRACT_DIR / "seed.sql"])
+    ensure_statement_stats(conn)
+
+
+STATEMENT_STATS = "pg_stat_statements"
+
+
+def _preload_option(bindir: Path) -> str:
+    """The server option that loads pg_stat_statements, or "" when this installation lacks it
+    (the statement counts are then "not available", the server starts as before)."""
+    try:
+        libdir = subprocess.run([str(bindir / "pg_config"), "--pkglibdir"], capture_output=True, text=True,
+                                timeout=20).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        libdir = ""
+    candidates = [Path(libdir)] if libdir else []
+    candidates.append(bindir.parent / "lib")
+    if not any((d / f"{STATEMENT_STATS}.so").exists() for d in candidates):
+        return ""
+    return f" -c shared_preload_libraries={STATEMENT_STATS}"
+
+
+def ensure_statement_stats(conn: Connection) -> str:
+    """Create pg_stat_statements in the lab's database on the private server; "" when done, else
+    why not. Never raises: without it only the statement counts are missing. An external server's
+    configuration is left alone. The lab's user is the private cluster's superuser (initdb -U)."""
+    if conn.external:
+        return "an external server: the lab does not add extensions to it"
+    try:
+        run_sql(conn, f"CREATE EXTENSION IF NOT EXISTS {STATEMENT_STATS}", timeout=30)
+    except LabError as exc:
+        return f"CREATE EXTENSION {STATEMENT_STATS} failed: {(exc.details or exc.message).strip()[-300:]}"
+    return ""
