@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from perflab.instance import Instance
     from perflab.lab import Lab
     from perflab.progress import Progress
+    from perflab.report.facts import ChartInputs
     from perflab.report.tables import Table
     from perflab.results import RunView
 
@@ -70,8 +71,9 @@ class Scenario:
     estimate_s: Callable[[Estimate], float]
     # the scenario's tables; None: one generic table of whatever it stored
     tables: Callable[["RunView"], list["Table"]] | None = None
-    # the report's charts: (the run, this scenario's RSS sample files by target, colours by target) -> charts
-    charts: Callable[["RunView", dict, dict], list] | None = None
+    # the report's charts: (the run, this scenario's own files by target: .samples (RSS samples CSV paths)
+    # and .timelines (intervals of its launches), colours by target) -> charts (None entries are dropped)
+    charts: Callable[["RunView", "ChartInputs", dict], list] | None = None
     # the plan's settings in words for the report: (the stored plan's table, the whole plan) -> text
     describe: Callable[[dict, dict], str] | None = None
     # earlier scenarios whose results this one reads from ctx.results (when they ran)

@@ -1,6 +1,7 @@
 """What a report states about a run besides its figures: the environment, how the run measured
 (limits, topology, reductions), which limits were not enforced, why points were driver-bound,
-where the RSS samples are, and what is missing (with the reason the run recorded)."""
+where the RSS samples and the launches' timelines are, and what is missing (with the reason the run
+recorded)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from perflab import registry
 from perflab.report.published import CLAIMS
 from perflab.report.tables import fmt_published
+from perflab.report.timelines import MalformedTimeline, TimelineRow, read_timeline
 from perflab.results import RunView
 from perflab.store import Store
 
@@ -17,11 +19,29 @@ from perflab.store import Store
 @dataclass
 class RunExtras:
     """Facts of a run kept beside its figures: enforcement of limits per app/mode (from the
-    launches), why points were driver-bound, and the RSS/CPU samples files."""
+    launches), why points were driver-bound, the RSS/CPU samples files and the launches' timelines
+    (read here; a file that cannot be read is left out and listed in `unread` with the reason)."""
 
     limits: dict[str, dict] = field(default_factory=dict)
     driver_bound: list[tuple[str, str, str, str]] = field(default_factory=list)  # target, scenario, point, reason
     samples: dict[str, dict[str, Path]] = field(default_factory=dict)  # scenario -> app/mode -> CSV
+    # scenario -> app/mode -> the intervals of all its launches, by launch and time
+    timelines: dict[str, dict[str, list[TimelineRow]]] = field(default_factory=dict)
+    unread: dict[str, list[str]] = field(default_factory=dict)  # scenario -> "app/mode file: why" per file left out
+
+    def chart_inputs(self, scenario: str) -> ChartInputs:
+        return ChartInputs(self.samples.get(scenario, {}), self.timelines.get(scenario, {}),
+                           self.unread.get(scenario, []))
+
+
+@dataclass(frozen=True)
+class ChartInputs:
+    """What a scenario's charts read besides the run's figures: its own files, by app/mode
+    (see perflab.scenario.Scenario.charts)."""
+
+    samples: dict[str, Path]  # app/mode -> RSS/CPU samples CSV
+    timelines: dict[str, list[TimelineRow]]  # app/mode -> intervals of all launches
+    unread: list[str]  # files left out, "app/mode file: why"
 
 
 def load_extras(store: Store, run_id: str) -> RunExtras:
@@ -36,10 +56,20 @@ def load_extras(store: Store, run_id: str) -> RunExtras:
             seen_bound.add((target, f.scenario, f.point))
             extras.driver_bound.append((target, f.scenario, f.point, str(f.extra.get("driver_bound_reason") or "")))
     for row in store.files(run_id):
+        path, target, scenario = Path(row["path"]), f"{row['app']}/{row['mode']}", row["scenario"]
+        path = path if path.is_absolute() else store.path.parent / path
         if row["kind"] == "samples":
-            path = Path(row["path"])
-            extras.samples.setdefault(row["scenario"], {})[f"{row['app']}/{row['mode']}"] = (
-                path if path.is_absolute() else store.path.parent / path)
+            extras.samples.setdefault(scenario, {})[target] = path
+        elif row["kind"] == "timeline":
+            try:
+                rows = read_timeline(path)
+            except MalformedTimeline as exc:
+                extras.unread.setdefault(scenario, []).append(f"{target} {path.name}: {exc}")
+                continue
+            extras.timelines.setdefault(scenario, {}).setdefault(target, []).extend(rows)
+    for by_target in extras.timelines.values():
+        for rows in by_target.values():
+            rows.sort(key=lambda r: (r.launch, r.t_s))
     return extras
 
 

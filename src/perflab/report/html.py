@@ -107,11 +107,12 @@ def method_view(view: RunView, extras: RunExtras) -> dict:
 
 
 def scenario_charts(view: RunView, scenario: str, extras: RunExtras, colors: dict[str, str]) -> list[charts.Chart]:
-    """The charts the scenario declares for itself (see perflab.scenario.Scenario.charts)."""
+    """The charts the scenario declares for itself (see perflab.scenario.Scenario.charts), given
+    its own files: RSS samples and launch timelines."""
     sc = registry.get(scenario)
     if sc is None or sc.charts is None:
         return []
-    return [c for c in sc.charts(view, extras.samples.get(scenario, {}), colors) if c]
+    return [c for c in sc.charts(view, extras.chart_inputs(scenario), colors) if c]
 
 
 def cost_view(view: RunView) -> dict:

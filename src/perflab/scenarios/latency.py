@@ -12,6 +12,7 @@ import re
 
 from perflab.drivers import oha, wrk
 from perflab.instance import Instance
+from perflab.report.facts import ChartInputs
 from perflab.report.tables import PERCENTILES, Table, by_target_table, label, ordered_targets, points_in_order
 from perflab.results import RunView
 from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point
@@ -109,7 +110,7 @@ def describe(p: dict, plan: dict) -> str:
             f"per rate; latency counted from the intended send time (no coordinated omission).")
 
 
-def charts(view: RunView, samples: dict, colors: dict) -> list:
+def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     from perflab.report import charts as plot
 
     return plot.percentile_charts(view, colors)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from perflab.drivers import wrk
+from perflab.report.facts import ChartInputs
 from perflab.report.tables import Table, by_target_table, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -75,10 +76,10 @@ def describe(p: dict, plan: dict) -> str:
             f"{p.get('load_duration_s', '?')} s, RSS sampled at {plan.get('sample_hz', '?')} Hz.")
 
 
-def charts(view: RunView, samples: dict, colors: dict) -> list:
+def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     from perflab.report import charts as plot
 
-    return [plot.rss_chart(samples, colors)]
+    return [plot.rss_chart(inputs.samples, colors)]
 
 SCENARIO = Scenario(
     name="memory", title="Memory under load: peak RSS and req/s per MB", phase=Phase.ON_LOAD,

@@ -14,6 +14,7 @@ import time
 from perflab import contract, probes
 from perflab.errors import AppFailed
 from perflab.instance import mb
+from perflab.report.facts import ChartInputs
 from perflab.report.tables import Table, by_target_table
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -118,7 +119,7 @@ def describe(p: dict, plan: dict) -> str:
             f"RSS after the first request" + (f" and after {rest} s at rest." if rest else "."))
 
 
-def charts(view: RunView, samples: dict, colors: dict) -> list:
+def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     from perflab.report import charts as plot
 
     return [plot.startup_chart(view, colors), plot.startup_chart(view, colors, "framework_start_ms")]

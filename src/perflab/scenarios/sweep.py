@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from perflab import stats
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
+from perflab.report.facts import ChartInputs
 from perflab.report.tables import Table, by_point_table, ordered_targets, percentile_table, sweep_series
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -145,7 +146,7 @@ def describe(p: dict, plan: dict) -> str:
             f"per series; points measured round-robin, {plan.get('repeats', '?')} repeats.")
 
 
-def charts(view: RunView, samples: dict, colors: dict) -> list:
+def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     from perflab.report import charts as plot
 
     return plot.sweep_charts(view, colors)
