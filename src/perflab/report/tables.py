@@ -49,6 +49,11 @@ METRIC_LABELS = {
     "gc_collections": "GCs", "gc_pause_total_ms": "GC pause ms", "latency_p99_worst_ms": "worst p99 ms",
     "aot_cache_mb": "AOT cache MB", "aot_cache_write_s": "cache written in s", "db_cpu_share": "DB CPUs",
     "cgroup_peak_mb": "cgroup peak MB", "single_instance_max_rps": "one instance's max req/s",
+    "time_to_steady_ms": "time to steady ms", "requests_to_steady": "requests until steady",
+    "precision_pct": "CI +-%", "measured_s": "measured s", "app_cpu_ms_per_request": "app CPU ms/request",
+    "db_cpu_ms_per_request": "DB CPU ms/request", "sql_statements_per_request": "SQL statements/request",
+    "db_transactions_per_request": "DB transactions/request", "gc_ms_per_s": "GC ms/s",
+    "jit_compilations": "JIT compilations", "jit_compile_ms_per_s": "JIT ms/s",
 }
 LOAD_METRICS = ["rps", "latency_mean_ms", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_p99.9_ms",
                 "latency_max_ms", "errors", "rss_peak_mb", "app_cpu_share", "driver_cpu_util"]

@@ -21,16 +21,18 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import time
 from dataclasses import dataclass, field
 
 from pydantic import field_validator
 
-from perflab import stats
+from perflab import dbstats, jvmstat, probes, stats
 from perflab.drivers import oha, wrk
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
+from perflab.report import timeline_charts
 from perflab.report.tables import Table, by_point_table, by_target_table, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Point, Scenario, point
@@ -94,6 +96,43 @@ class PointRun:
     measured: list[Interval] = field(default_factory=list)
     steady_at_s: float | None = None   # from the launch to the start of the steady window
     why: str = ""
+    evidence: dict = field(default_factory=dict)  # GC, JIT and SQL over the intervals after the window
+
+
+def _jvm_pid(inst: Instance) -> int | None:
+    """The java process of the instance (its command may start it through a shell)."""
+    for pid in probes.process_tree(inst.pid):
+        try:
+            if os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "java":
+                return pid
+        except OSError:
+            continue
+    return None
+
+
+def _evidence_now(ctx: Context, jvm_pid: int | None) -> tuple:
+    return (jvmstat.read(jvm_pid) if jvm_pid else None, dbstats.snapshot(ctx.lab.db))
+
+
+def _evidence(before: tuple, after: tuple, intervals: list[Interval]) -> dict:
+    """Per request (SQL statements, transactions) and per second (GC, JIT) between two readings."""
+    requests = sum(i.result.requests for i in intervals)
+    seconds = sum(i.result.duration_s for i in intervals)
+    out: dict = {"requests": requests, "seconds": seconds}
+    (jvm_a, db_a), (jvm_b, db_b) = before, after
+    out.update(dbstats.per_request(db_a, db_b, requests))
+    out["db_why"] = dbstats.why_missing(db_a, db_b, requests)
+    if jvm_a is not None and jvm_b is not None:
+        d = jvmstat.delta(jvm_a, jvm_b)
+        out["jvm_why"] = jvmstat.why_missing(jvm_a, jvm_b)
+        if d.get("gc_ms") is not None and seconds:
+            out["gc_ms_per_s"] = d["gc_ms"] / seconds
+        if d.get("compilations") is not None:
+            out["compilations"] = d["compilations"]
+            out["compile_ms_per_s"] = (d.get("compile_ms") or 0.0) / seconds if seconds else None
+    else:
+        out["jvm_why"] = "not a JVM mode"
+    return out
 
 
 def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str) -> Interval:
@@ -115,6 +154,7 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
     cfg: SteadySettings = ctx.settings
     rule = cfg.rule()
     run = PointRun()
+    jvm_pid = _jvm_pid(inst)
     started = time.monotonic()
     while True:  # warm-up: until the last window is steady, or the maximum
         inst.check_alive()
@@ -137,9 +177,13 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
             run.why = f"not steady after {elapsed:.0f} s: {verdict.why}"
             break
     started = time.monotonic()
+    # GC, JIT and SQL are read over the intervals after the window (reading them costs a few
+    # hundred ms of the driver's CPU: not on every interval); at least half a window of them
+    before, after_window = _evidence_now(ctx, jvm_pid), len(run.measured)
     while True:  # measurement: until the mean is as precise as asked, or the maximum
         got = precision([i.result.rps for i in run.measured])
-        if got is not None and got.relative <= cfg.precision and len(run.measured) >= rule.window:
+        enough = len(run.measured) - after_window >= max(3, rule.window // 2)
+        if got is not None and got.relative <= cfg.precision and len(run.measured) >= rule.window and enough:
             break
         if time.monotonic() - started >= cfg.measure_max_s:
             break
@@ -147,6 +191,8 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
         run.measured.append(_interval(ctx, inst, p, "measure"))
         ctx.progress.update(f"launch {launch}/{cfg.launches} {label}: measuring, "
                             f"{len(run.measured)} intervals" + (f", +-{got.relative:.1%}" if got else ""))
+    if len(run.measured) > after_window:
+        run.evidence = _evidence(before, _evidence_now(ctx, jvm_pid), run.measured[after_window:])
     return run
 
 
@@ -196,6 +242,14 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
         put("app_cpu_ms_per_request", 1000 * stats.mean(cpu) * seconds / requests, "ms")
     if db and len(db) == len(measured) and requests:
         put("db_cpu_ms_per_request", 1000 * sum(db) / requests, "ms")
+    ev = run.evidence
+    extra["evidence"] = ev
+    for key, metric, unit in (("statements_per_request", "sql_statements_per_request", "count"),
+                              ("transactions_per_request", "db_transactions_per_request", "count"),
+                              ("gc_ms_per_s", "gc_ms_per_s", "ms/s"), ("compilations", "jit_compilations", "count"),
+                              ("compile_ms_per_s", "jit_compile_ms_per_s", "ms/s")):
+        if ev.get(key) is not None:
+            put(metric, ev[key], unit)
     return rps
 
 
@@ -282,8 +336,11 @@ def tables(view: RunView) -> list[Table]:
                                  "listed with the figure); warm-up until the steady-state rule held")
         if t:
             out.append(t)
-        t = by_target_table(view, f"steady-cost-{label}", f"Cost per request at steady state, {label}", mine,
-                            ["app_cpu_ms_per_request", "db_cpu_ms_per_request", "errors", "measured_s"])
+        t = by_target_table(view, f"steady-cost-{label}", f"Why: cost per request at steady state, {label}", mine,
+                            ["app_cpu_ms_per_request", "db_cpu_ms_per_request", "sql_statements_per_request",
+                             "db_transactions_per_request", "gc_ms_per_s", "jit_compilations", "jit_compile_ms_per_s"],
+                            note="GC, JIT and SQL over the intervals measured after the steady window; JIT "
+                                 "compilations there mean the JIT was still at work")
         if t:
             t.terminal = False
             out.append(t)
@@ -298,7 +355,8 @@ def tables(view: RunView) -> list[Table]:
 
 
 def describe(p: dict, plan: dict) -> str:
-    pts = ", ".join(f"{x.get('path')} c={x.get('connections')}" for x in p.get("points", []))
+    pts = ", ".join(f"{x.get('path')} c={x.get('connections')}" if isinstance(x, dict) else str(x)
+                    for x in p.get("points", []))
     return (f"{p.get('launches', '?')} fresh launches; on each, {pts} in {p.get('interval_s', '?')} s intervals: "
             f"warm-up until the last {p.get('window', '?')} intervals vary by at most {p.get('max_cv', 0):.0%} with no "
             f"trend above {p.get('max_trend', 0):.0%} (at most {p.get('warmup_max_s', '?')} s), then measured until "
@@ -313,4 +371,4 @@ def ensure_driver(settings: SteadySettings, say) -> None:
 SCENARIO = Scenario(
     name="steady", title="Steady state: throughput and latency from fresh launches, time to steady state",
     phase=Phase.OWN_BEFORE, settings=SteadySettings, run=run, estimate_s=estimate_s, tables=tables,
-    describe=describe, setup=ensure_driver)
+    describe=describe, setup=ensure_driver, charts=timeline_charts.steady_charts)
