@@ -49,7 +49,7 @@ def _top_level_fields() -> dict[str, Any]:
         "name": (str, setting(..., "the plan's name")),
         "description": (str, setting("", "what the plan is for")),
         "apps": (list[str], setting(["all"], "apps to run, or all")),
-        "modes": (list[str], setting(["all"], "runtime modes to run, or all")),
+        "modes": (list[str], setting(["all"], "runtime modes to run, all, or main (each app's first mode)")),
         "scenarios": (list[str], setting(list(DEFAULT_SCENARIOS), "scenarios to run, in the lab's order")),
         "repeats": (int, setting(3, "measurements of each load point", "repeats", ge=1)),
         "reductions": (list[str], setting([], "how this plan differs from its study")),

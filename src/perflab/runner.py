@@ -50,7 +50,10 @@ def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
         if name not in found:
             raise LabError(f"plan {plan.name}: unknown app {name!r}", fix=f"known apps: {', '.join(found)}")
         app = found[name]
-        modes = list(app.modes) if "all" in plan["modes"] else [m for m in plan["modes"] if m in app.modes]
+        if "all" in plan["modes"]:
+            modes = list(app.modes)
+        else:  # "main": each app's first mode (JVM for the frameworks, native for the Go reference)
+            modes = [m for m in app.modes if m in plan["modes"] or ("main" in plan["modes"] and m == next(iter(app.modes)))]
         for mode in modes:
             targets.append(Target(app, mode, apps.unavailable(app, mode, plan["limits"]["jdk"] or None)))
     return targets

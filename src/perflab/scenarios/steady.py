@@ -53,9 +53,12 @@ class SteadySettings(Settings):
     points: list[SteadyPoint] = setting([SteadyPoint()], "the points measured on each launch, in order")
     interval_s: int = setting(1, "one interval: its own throughput, latency and CPU", "s", ge=1)
     window: int = setting(10, "intervals judged together for steady state", "intervals", ge=3)
-    max_cv: float = setting(0.05, "steady: the window's spread at most", "ratio", gt=0)
+    max_cv: float = setting(0.10, "steady: the window's spread at most (1 s intervals of a JVM on one CPU vary "
+                                  "by 5-10 % at steady state: GC, the driver sharing a CPU with the DB)", "ratio", gt=0)
     max_trend: float = setting(0.02, "steady: a significant trend may change throughput this much across the window",
                                "ratio", gt=0)
+    max_jit_ms_per_s: float = setting(100.0, "steady (JVM modes): the JIT compiles at most this many ms a second "
+                                             "(0: not checked)", "ms/s", ge=0)
     warmup_max_s: float = setting(120.0, "give up waiting for steady state after this (the point is marked)", "s",
                                   gt=0)
     precision: float = setting(0.02, "measure until the 95 % CI of throughput is within +- this", "ratio", gt=0)
@@ -150,21 +153,52 @@ def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str) -> Inter
     return Interval(phase, (end_ns - inst.spawn_ns) / 1e9, result, cpu, db)
 
 
+class _JitWatch:
+    """Whether the JIT is still at work: its compile time per second since the last reading,
+    read at most every few intervals (a reading costs ~0.2 s of the driver's CPU). Throughput can
+    look flat for a while with the compiler still taking a large share of a one-CPU quota."""
+
+    def __init__(self, pid: int | None, cfg: SteadySettings) -> None:
+        self.pid, self.limit, self.every = pid, cfg.max_jit_ms_per_s, max(1, cfg.window // 2)
+        self.last = jvmstat.read(pid) if pid else None
+        self.last_at = 0
+        self.verdict = ""
+
+    def still_compiling(self, intervals: int) -> str:
+        """"" when the JIT is quiet enough (or cannot be read: not a JVM), else why not."""
+        if self.pid is None or self.last is None or not self.last.ok or self.limit <= 0:
+            return ""
+        if intervals - self.last_at < self.every:
+            return self.verdict
+        now = jvmstat.read(self.pid)
+        d = jvmstat.delta(self.last, now)
+        self.last, self.last_at = now, intervals
+        if d.get("compile_ms") is None or not d.get("interval_ms"):
+            self.verdict = ""
+        else:
+            rate = 1000 * d["compile_ms"] / d["interval_ms"]
+            self.verdict = f"JIT still compiling: {rate:,.0f} ms/s" if rate > self.limit else ""
+        return self.verdict
+
+
 def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int) -> PointRun:
     cfg: SteadySettings = ctx.settings
     rule = cfg.rule()
     run = PointRun()
     jvm_pid = _jvm_pid(inst)
+    jit = _JitWatch(jvm_pid, cfg)
     started = time.monotonic()
     while True:  # warm-up: until the last window is steady, or the maximum
         inst.check_alive()
         iv = _interval(ctx, inst, p, "warmup")
         run.warmup.append(iv)
         verdict = judge([i.result.rps for i in run.warmup], rule)
+        compiling = jit.still_compiling(len(run.warmup)) if verdict.steady else ""
         elapsed = time.monotonic() - started
+        why = compiling or verdict.why
         ctx.progress.update(f"launch {launch}/{cfg.launches} {label}: warm-up {elapsed:.0f}s, "
-                            f"{iv.result.rps:,.0f} req/s ({verdict.why})")
-        if verdict.steady:
+                            f"{iv.result.rps:,.0f} req/s ({why})")
+        if verdict.steady and not compiling:
             window = run.warmup[-rule.window:]
             run.warmup = run.warmup[:-rule.window]
             for w in window:
@@ -174,7 +208,7 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
             run.why = verdict.why
             break
         if elapsed >= cfg.warmup_max_s:
-            run.why = f"not steady after {elapsed:.0f} s: {verdict.why}"
+            run.why = f"not steady after {elapsed:.0f} s: {why}"
             break
     started = time.monotonic()
     # GC, JIT and SQL are read over the intervals after the window (reading them costs a few
@@ -317,9 +351,9 @@ def run(ctx: Context) -> None:
 
 def estimate_s(e: Estimate) -> float:
     cfg: SteadySettings = e.settings
-    # a JVM typically settles in a few dozen seconds at one CPU; the maxima bound the rest
-    warm = min(cfg.warmup_max_s, max(cfg.window * cfg.interval_s, 40.0 if e.start_s > 5 else 10.0))
-    measure = min(cfg.measure_max_s, 2 * cfg.window * cfg.interval_s)
+    # at one CPU a JVM's JIT keeps compiling for a minute or more: expect it to use its maximum
+    warm = cfg.warmup_max_s if e.start_s > 5 else min(cfg.warmup_max_s, cfg.window * cfg.interval_s + 2)
+    measure = min(cfg.measure_max_s, cfg.window * cfg.interval_s)
     open_loop = cfg.open_loop_s if cfg.open_loop_fraction > 0 else 0.0
     return cfg.launches * (e.start_s + len(cfg.points) * (warm + measure) * 1.1 + open_loop + 2)
 
