@@ -74,6 +74,9 @@ class Scenario:
     # the report's charts: (the run, this scenario's own files by target: .samples (RSS samples CSV paths)
     # and .timelines (intervals of its launches), colours by target) -> charts (None entries are dropped)
     charts: Callable[["RunView", "ChartInputs", dict], list] | None = None
+    # sentences the summary and report print under the scenario's tables (e.g. how stable its
+    # headline figures were): (the run) -> lines
+    remarks: Callable[["RunView"], list[str]] | None = None
     # the plan's settings in words for the report: (the stored plan's table, the whole plan) -> text
     describe: Callable[[dict, dict], str] | None = None
     # earlier scenarios whose results this one reads from ctx.results (when they ran)

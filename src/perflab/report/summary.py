@@ -12,6 +12,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table as RichTable
 
+from perflab import registry
 from perflab.report.tables import (FLAG_MARK, Table, cell_text, flag_help, report_scenarios, scenario_tables,
                                    scenario_title)
 from perflab.results import RunView
@@ -51,11 +52,15 @@ def render(view: RunView, width: int | None = None) -> str:
         tables = [t for t in scenario_tables(view, scenario) if t.terminal and t.rows]
         if not tables:
             continue
-        console.print(f"\n{scenario_title(scenario)}", markup=False)
+        console.print()
+        console.print(scenario_title(scenario), markup=False)
         for t in tables:
             console.print()
             console.print(_rich(t))
             flags |= {f for c in t.cells() for f in c.flags}
+        sc = registry.get(scenario)
+        for line in (sc.remarks(view) if sc is not None and sc.remarks else []):
+            console.print(line, markup=False)
     problems = [o for o in view.outcomes if o["status"] != "ok"]
     if problems:
         console.print("\nnot measured or failed:", markup=False)

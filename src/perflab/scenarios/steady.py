@@ -388,6 +388,36 @@ def tables(view: RunView) -> list[Table]:
     return out
 
 
+STABLE_CV = 0.05  # launch-to-launch CV the headline throughput should stay within
+
+
+def stability(view: RunView) -> list[str]:
+    """How stable each headline figure was across fresh launches, and why not where it was not."""
+    lines = []
+    closed = [c for c in view.find("steady", "rps") if not c.params.get("open_loop")]
+    for c in closed:
+        cv = c.summary.cv
+        verdict = "ok" if c.summary.n > 1 and cv <= STABLE_CV else ("one launch: no spread" if c.summary.n < 2
+                                                                      else f"above {STABLE_CV:.0%}")
+        causes = []
+        if "not-steady" in c.flags:
+            causes.append("not steady in every launch")
+        if "driver-bound" in c.flags:
+            causes.append("driver-bound intervals")
+        if "errors" in c.flags:
+            causes.append("errors")
+        lines.append(f"  {c.target} {c.point}: {c.summary.median:,.0f} req/s, launch-to-launch CV {cv:.1%} over "
+                     f"{c.summary.n} launches: {verdict}" + (f" ({'; '.join(causes)})" if causes and verdict != "ok"
+                                                             else ""))
+    by_target = {c.target: c for c in closed}
+    for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
+        if a in by_target and b in by_target and by_target[b].summary.median > 0:
+            ca, cb = by_target[a].summary, by_target[b].summary
+            lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x [{ca.min / cb.max:.2f}-{ca.max / cb.min:.2f}] "
+                         f"(the Quarkus team's lab publishes 1.98x for the same kind of app)")
+    return ["stability of the headline figures (target: launch-to-launch CV <= 5 %):", *lines] if lines else []
+
+
 def describe(p: dict, plan: dict) -> str:
     pts = ", ".join(f"{x.get('path')} c={x.get('connections')}" if isinstance(x, dict) else str(x)
                     for x in p.get("points", []))
@@ -405,4 +435,4 @@ def ensure_driver(settings: SteadySettings, say) -> None:
 SCENARIO = Scenario(
     name="steady", title="Steady state: throughput and latency from fresh launches, time to steady state",
     phase=Phase.OWN_BEFORE, settings=SteadySettings, run=run, estimate_s=estimate_s, tables=tables,
-    describe=describe, setup=ensure_driver, charts=timeline_charts.steady_charts)
+    describe=describe, setup=ensure_driver, charts=timeline_charts.steady_charts, remarks=stability)
