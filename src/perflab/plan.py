@@ -128,9 +128,10 @@ def upgrade_legacy(raw: dict[str, Any]) -> dict[str, Any]:
     if isinstance(memory, dict) and ("rest_s" in memory or "sample_hz" in memory):
         if "rest_s" in memory:
             rest = memory.pop("rest_s")
-            planned = "memory" in raw.get("scenarios", DEFAULT_SCENARIOS)
-            raw.setdefault("startup", {}).setdefault("rest_s", rest if planned else 0.0)
-            raw.setdefault("density", {}).setdefault("rest_s", rest)
+            planned = raw.get("scenarios", DEFAULT_SCENARIOS)
+            raw.setdefault("startup", {}).setdefault("rest_s", rest if "memory" in planned else 0.0)
+            if "density" in planned:  # an unplanned density keeps today's default
+                raw.setdefault("density", {}).setdefault("rest_s", rest)
         if "sample_hz" in memory:
             raw.setdefault("sample_hz", memory.pop("sample_hz"))
     startup = raw.get("startup")

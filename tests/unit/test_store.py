@@ -75,11 +75,11 @@ INSERT INTO meta VALUES ('schema_version', '1');
 
 
 def _v1_plan() -> dict:
-    """The rt2019 plan as a perflab of results schema 1 stored it (memory held rest_s and sample_hz;
+    """The kt2020 plan as a perflab of results schema 1 stored it (memory held rest_s and sample_hz;
     the aot and steady tables did not exist)."""
     from perflab import plan
 
-    data = plan.load("rt2019").data
+    data = plan.load("kt2020").data
     old = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()
            if k not in ("sample_hz", "aot", "steady")}
     old["memory"]["rest_s"] = old["startup"].pop("rest_s")
@@ -103,7 +103,7 @@ def test_a_schema_1_results_file_is_upgraded_and_its_runs_stay_comparable(tmp_pa
     db = sqlite3.connect(path)
     db.executescript(_V1_SCHEMA)
     old_plan = _v1_plan()
-    db.execute("INSERT INTO runs VALUES ('old', 1, 2, 'complete', 'rt2019', ?, ?, 'x', '')",
+    db.execute("INSERT INTO runs VALUES ('old', 1, 2, 'complete', 'kt2020', ?, ?, 'x', '')",
                (json.dumps(old_plan), json.dumps(ENV)))
     rows = [("memory", "warm", "rss_rest_mb", 180.0), ("memory", "load c=10", "rss_peak_mb", 250.0),
             ("sweep", "fruits c=40", "rps", 9000.0), ("latency", "25% of max", "rps", 2000.0),
@@ -128,7 +128,7 @@ def test_a_schema_1_results_file_is_upgraded_and_its_runs_stay_comparable(tmp_pa
         # the old run's plan is in today's layout, and a new run of the same plan compares with it
         upgraded = json.loads(s.run("old")["plan_json"])
         assert upgraded["startup"]["rest_s"] == old_plan["memory"]["rest_s"] and "rest_s" not in upgraded["memory"]
-        new = s.begin_run(plan.load("rt2019").data, ENV)
+        new = s.begin_run(plan.load("kt2020").data, ENV)
         assert s.run(new)["method_hash"] == s.run("old")["method_hash"]
     finally:
         s.close()

@@ -415,7 +415,34 @@ def stability(view: RunView) -> list[str]:
             ca, cb = by_target[a].summary, by_target[b].summary
             lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x [{ca.min / cb.max:.2f}-{ca.max / cb.min:.2f}] "
                          f"(the Quarkus team's lab publishes 1.98x for the same kind of app)")
+            lines += _gap(view, a, b, by_target[a].point)
     return ["stability of the headline figures (target: launch-to-launch CV <= 5 %):", *lines] if lines else []
+
+
+def _gap(view: RunView, a: str, b: str, at: str) -> list[str]:
+    """What the throughput gap between a and b goes with: CPU per request (app, DB), SQL
+    statements per request, and whether either JIT was still compiling."""
+    def med(target: str, metric: str) -> float | None:
+        found = [c for c in view.find("steady", metric, at) if c.target == target]
+        return found[0].summary.median if found else None
+
+    out = []
+    for metric, what in (("app_cpu_ms_per_request", "app CPU ms/request"), ("db_cpu_ms_per_request", "DB CPU ms/request"),
+                         ("sql_statements_per_request", "SQL statements/request"), ("gc_ms_per_s", "GC ms/s"),
+                         ("jit_compile_ms_per_s", "JIT compile ms/s")):
+        va, vb = med(a, metric), med(b, metric)
+        if va is not None and vb is not None:
+            ratio = f" ({vb / va:.1f}x)" if va > 0 and metric.endswith("per_request") else ""
+            out.append(f"    {what}: {a} {va:,.3g}, {b} {vb:,.3g}{ratio}")
+    cpu_a, cpu_b = med(a, "app_cpu_ms_per_request"), med(b, "app_cpu_ms_per_request")
+    jit_b = med(b, "jit_compile_ms_per_s")
+    if cpu_a and cpu_b:
+        reading = f"    reading: the throughput gap follows the app's own CPU per request ({cpu_b / cpu_a:.1f}x)"
+        if jit_b is not None and jit_b > 100:
+            reading += (f"; {b}'s JIT was still compiling {jit_b:,.0f} ms a second, which the one-CPU quota "
+                        f"takes from the requests: part of the gap is warm-up, not the framework")
+        out.append(reading)
+    return out
 
 
 def describe(p: dict, plan: dict) -> str:
