@@ -450,7 +450,9 @@ def describe(p: dict, plan: dict) -> str:
                     for x in p.get("points", []))
     return (f"{p.get('launches', '?')} fresh launches; on each, {pts} in {p.get('interval_s', '?')} s intervals: "
             f"warm-up until the last {p.get('window', '?')} intervals vary by at most {p.get('max_cv', 0):.0%} with no "
-            f"trend above {p.get('max_trend', 0):.0%} (at most {p.get('warmup_max_s', '?')} s), then measured until "
+            f"trend above {p.get('max_trend', 0):.0%}"
+            + (f" and the JIT compiles under {p['max_jit_ms_per_s']:g} ms/s" if p.get("max_jit_ms_per_s") else "")
+            + f" (at most {p.get('warmup_max_s', '?')} s), then measured until "
             f"the 95 % CI is within +-{p.get('precision', 0):.0%} (at most {p.get('measure_max_s', '?')} s).")
 
 
