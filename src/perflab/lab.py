@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from perflab import isolate, probes
-from perflab.errors import AppFailed  # noqa: F401 - scenarios import it from here
 from perflab.instance import InstanceSpec
 from perflab.plan import Plan
 from perflab.scenario import NO_POINT, Point

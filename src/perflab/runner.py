@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -229,14 +229,15 @@ def _run_target(lab: Lab, target: Target) -> None:
             return
         postgres.load_contract(lab.db)
         state = _TargetState(verified=not lab.plan["verify"])
+        on_load = [s for s in scenarios if s.phase is Phase.ON_LOAD]
         for sc in scenarios:
             if sc.phase is Phase.ON_LOAD:
                 continue
             if sc.phase is Phase.OWN_AFTER and state.load_pending:
-                _on_load_instance(lab, target, [s for s in scenarios if s.phase is Phase.ON_LOAD], state)
+                _on_load_instance(lab, target, on_load, state)
             _run_scenario(lab, target, sc, state)
         if state.load_pending:
-            _on_load_instance(lab, target, [s for s in scenarios if s.phase is Phase.ON_LOAD], state)
+            _on_load_instance(lab, target, on_load, state)
     except (AppFailed, LabError, OSError, RuntimeError, ValueError) as exc:
         # one app/mode failing (or a fault of the lab's own in one scenario) must not cost the
         # rest of the run: record it and go on
@@ -254,11 +255,8 @@ def _run_target(lab: Lab, target: Target) -> None:
 @dataclass
 class _TargetState:
     verified: bool
-    results: dict[str, Any] = None  # what each scenario returned, for the later ones that need it
+    results: dict[str, Any] = field(default_factory=dict)  # what each scenario returned, for later ones
     load_pending: bool = True
-
-    def __post_init__(self) -> None:
-        self.results = {}
 
 
 def _context(lab: Lab, target: Target, sc: Scenario, state: _TargetState, **more) -> Context:
@@ -268,7 +266,7 @@ def _context(lab: Lab, target: Target, sc: Scenario, state: _TargetState, **more
 
 def _run_scenario(lab: Lab, target: Target, sc: Scenario, state: _TargetState) -> None:
     lab.progress.start(f"{target.label} {sc.name}")
-    verify = sc.name == "startup" and not state.verified
+    verify = sc.verifies_contract and not state.verified
     result = sc.run(_context(lab, target, sc, state, verify=verify))
     if verify:
         state.verified = True

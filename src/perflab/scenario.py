@@ -84,6 +84,8 @@ class Scenario:
     # once per run, before anything is launched, when the scenario is planned: e.g. build a tool
     # or a reference app it needs; (settings, say) -> None, raising LabError when it cannot
     setup: Callable[[Any, Callable[[str], None]], None] | None = None
+    # its first launch checks the contract, so the load instance need not (when it runs first)
+    verifies_contract: bool = False
     # PREPARE scenarios: whether an app/mode needs it (they are not listed in plans)
     applies: Callable[["App", str], bool] | None = None
     # the parameters of a point label stored before points carried parameters (old runs)

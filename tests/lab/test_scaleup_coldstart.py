@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from perflab.lab import AppFailed
+from perflab.errors import AppFailed
 from perflab.scenarios import coldstart, scaleup
 from tests.conftest import write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab, run_scenario

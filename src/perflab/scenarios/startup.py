@@ -127,4 +127,4 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
 SCENARIO = Scenario(
     name="startup", title="Start-up: time to first response, framework start, memory after start",
     phase=Phase.OWN_BEFORE, settings=StartupSettings, run=run, estimate_s=estimate_s, tables=tables,
-    legacy_params=legacy_params, describe=describe, charts=charts)
+    legacy_params=legacy_params, describe=describe, charts=charts, verifies_contract=True)

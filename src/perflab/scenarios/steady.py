@@ -3,14 +3,16 @@
 Each launch: a fresh instance, ready, then for each point consecutive closed-loop intervals
 (interval_s each, one wrk run per interval, so every interval has its own throughput, errors and
 latency percentiles, and the app's CPU from its cgroup) - first a warm-up until the steady-state
-rule holds (perflab.steadystate: spread and trend of the last `window` intervals) or warmup_max_s
-passes, then measurement until the throughput's 95 % confidence interval is within +-precision or
+rule holds (perflab.steadystate: spread and trend of the last `window` intervals; for JVM modes
+also the JIT's compile time per second) or warmup_max_s passes, then measurement until the throughput's 95 % confidence interval is within +-precision or
 measure_max_s passes. The window that was judged steady counts as measured. Every interval is
 written to the run's timeline file, warm-up included: the warm-up curve from launch is what JVM
 and native modes really trade.
 
 Per launch and point, one value of each figure: the launches' spread is the figure's spread
-(launch-to-launch variance, which JIT decisions make larger than any in-launch repeat). Beside
+(launch-to-launch variance, which JIT decisions make larger than any in-launch repeat). A launch's
+throughput is its measured requests over its measured time; its p50 and p99 are the medians of the
+measured intervals' own percentiles (wrk gives percentiles, not histograms to merge). Beside
 throughput and latency: time from launch to steady state and requests served until then, the
 precision reached, and per request the app's CPU, the database's CPU and, where available, SQL
 statements; GC time and JIT compilations during the measurement. An open-loop point at a fraction
@@ -138,19 +140,32 @@ def _evidence(before: tuple, after: tuple, intervals: list[Interval]) -> dict:
     return out
 
 
-def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str) -> Interval:
+class _DbClock:
+    """The database's CPU, read once per interval boundary: reading it walks the server's process
+    tree in /proc on the driver's CPU, so the end of one interval is the start of the next."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.read = ctx.lab.db_cpu_s
+        self.last = self.read()
+
+    def lap(self) -> float | None:
+        now = self.read()
+        spent = None if None in (self.last, now) else now - self.last
+        self.last = now
+        return spent
+
+
+def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str, db: _DbClock) -> Interval:
     cfg: SteadySettings = ctx.settings
     cpus = ctx.lab.driver_cpus()
-    db_before = ctx.lab.db_cpu_s()
     start_ns = time.monotonic_ns()
     result = wrk.run_wrk(inst.base_url + p.path, connections=p.connections,
                          threads=max(1, min(p.connections, len(cpus))), duration_s=cfg.interval_s, cpus=cpus)
     end_ns = time.monotonic_ns()
-    db_after = ctx.lab.db_cpu_s()
+    spent = db.lap()
     series = inst.sampler.snapshot()
     cpu = series.cpu_share("cgroup_cpu_s", start_ns, end_ns) or series.cpu_share("cpu_s", start_ns, end_ns)
-    db = None if None in (db_before, db_after) else db_after - db_before
-    return Interval(phase, (end_ns - inst.spawn_ns) / 1e9, result, cpu, db)
+    return Interval(phase, (end_ns - inst.spawn_ns) / 1e9, result, cpu, spent)
 
 
 class _JitWatch:
@@ -187,10 +202,11 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
     run = PointRun()
     jvm_pid = _jvm_pid(inst)
     jit = _JitWatch(jvm_pid, cfg)
+    db = _DbClock(ctx)
     started = time.monotonic()
     while True:  # warm-up: until the last window is steady, or the maximum
         inst.check_alive()
-        iv = _interval(ctx, inst, p, "warmup")
+        iv = _interval(ctx, inst, p, "warmup", db)
         run.warmup.append(iv)
         verdict = judge([i.result.rps for i in run.warmup], rule)
         compiling = jit.still_compiling(len(run.warmup)) if verdict.steady else ""
@@ -222,7 +238,7 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
         if time.monotonic() - started >= cfg.measure_max_s:
             break
         inst.check_alive()
-        run.measured.append(_interval(ctx, inst, p, "measure"))
+        run.measured.append(_interval(ctx, inst, p, "measure", db))
         ctx.progress.update(f"launch {launch}/{cfg.launches} {label}: measuring, "
                             f"{len(run.measured)} intervals" + (f", +-{got.relative:.1%}" if got else ""))
     if len(run.measured) > after_window:
