@@ -44,7 +44,8 @@ class Target:
 
 def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
     found = apps.discover(apps_root)
-    names = list(found) if "all" in plan["apps"] else plan["apps"]
+    # "all" means the apps that serve the contract: apps with an API of their own are named explicitly
+    names = [n for n, a in found.items() if a.api == apps.CONTRACT_API] if "all" in plan["apps"] else plan["apps"]
     targets = []
     for name in names:
         if name not in found:

@@ -19,6 +19,8 @@ pytestmark = pytest.mark.slow
 def _targets() -> list[str]:
     found = []
     for name, app in sorted(apps.discover().items()):
+        if app.api != apps.CONTRACT_API:
+            continue
         for mode_name, mode in app.modes.items():
             if mode.aot or apps.unavailable(app, mode_name):
                 continue

@@ -73,3 +73,25 @@ def test_failing_build_shows_the_log_tail(tmp_path, workdir):
         apps.build(app, log=lambda m: None)
     assert "exit 3" in err.value.message
     assert "compiler says no" in err.value.details
+
+
+def test_all_selects_only_the_apps_that_serve_the_contract(tmp_path):
+    from perflab import plan as plans
+    from perflab.runner import select_targets
+    write_standin_app(tmp_path, "contract-app")
+    own = write_standin_app(tmp_path, "own-api-app")
+    desc = own / "perflab.toml"
+    desc.write_text('api = "study"\n' + desc.read_text())
+    known = ["contract-app", "own-api-app"]
+    every = plans.validate({"name": "t", "scenarios": ["startup"]}, "t", known_apps=known)
+    assert [t.app.name for t in select_targets(every, tmp_path)] == ["contract-app"]
+    named = plans.validate({"name": "t", "scenarios": ["startup"], "apps": ["own-api-app"]}, "t", known_apps=known)
+    assert [t.app.name for t in select_targets(named, tmp_path)] == ["own-api-app"]
+
+
+def test_api_must_be_a_name(tmp_path):
+    app = write_standin_app(tmp_path)
+    desc = app / "perflab.toml"
+    desc.write_text('api = "Not A Name"\n' + desc.read_text())
+    with pytest.raises(LabError, match="api must be"):
+        apps.load_descriptor(desc)

@@ -7,11 +7,11 @@
 """
 
 from .building import BuildResult, build, build_env, last_build
-from .descriptors import App, Mode, discover, get, load_descriptor, native_image, unavailable
+from .descriptors import CONTRACT_API, App, Mode, discover, get, load_descriptor, native_image, unavailable
 from .launching import Running, http_status, launch, launch_argv, wait_ready
 
 __all__ = [
-    "App", "BuildResult", "Mode", "Running", "build", "build_env", "discover", "get",
+    "App", "BuildResult", "CONTRACT_API", "Mode", "Running", "build", "build_env", "discover", "get",
     "http_status", "last_build", "launch", "launch_argv", "load_descriptor", "native_image",
     "unavailable", "wait_ready",
 ]

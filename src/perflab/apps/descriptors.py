@@ -20,10 +20,11 @@ from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, apps_dir
 
 TOP_KEYS = {"name", "framework", "framework_version", "description", "sources", "ready_path",
-            "first_response_path", "startup_log_regex", "build", "modes", "port"}
+            "first_response_path", "startup_log_regex", "build", "modes", "port", "api"}
 BUILD_KEYS = {"command", "jdk", "artifact", "env"}
 MODE_KEYS = {"command", "jdk", "env", "description", "requires", "build", "prepare", "aot"}
 REQUIREMENTS = {"native-image"}
+CONTRACT_API = "contract"
 REQUIRED_TOP = {"name", "framework", "sources", "ready_path", "first_response_path", "build", "modes"}
 
 
@@ -62,6 +63,9 @@ class App:
     description: str = ""
     build_key: str = ""  # the build cache's name: the app, or app@mode for a mode's own build
     port: int | None = None  # a fixed port for apps that do not read HTTP_PORT (one instance at a time)
+    # The API it serves: "contract" (apps/contract, what `apps = ["all"]` selects and the contract
+    # check verifies) or another name for apps with an API of their own (e.g. a study's original app).
+    api: str = CONTRACT_API
 
     @property
     def artifact_path(self) -> Path:
@@ -144,8 +148,16 @@ def load_descriptor(path: Path) -> App:
         ready_path=data["ready_path"], first_response_path=data["first_response_path"], startup_log_regex=regex,
         build_command=_argv(build["command"], f"{where} [build] command"), build_jdk=build.get("jdk"),
         artifact=build["artifact"], build_env=dict(build.get("env", {})), modes=modes,
-        description=data.get("description", ""), port=data.get("port"),
+        description=data.get("description", ""), port=data.get("port"), api=_api(data.get("api"), where),
     )
+
+
+def _api(value, where: str) -> str:
+    if value is None:
+        return CONTRACT_API
+    if not isinstance(value, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", value):
+        raise LabError(f"{where}: api must be a short lower-case name such as \"contract\", got {value!r}")
+    return value
 
 
 def discover(root: Path | None = None) -> dict[str, App]:
