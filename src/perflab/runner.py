@@ -279,7 +279,7 @@ def _run_scenario(lab: Lab, target: Target, sc: Scenario, state: _TargetState) -
 
 def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state: _TargetState) -> None:
     """One long-lived instance, launched and verified once, shared by the ON_LOAD scenarios."""
-    from perflab import contract
+    from perflab import api_checks
 
     state.load_pending = False
     if not scenarios:
@@ -290,7 +290,7 @@ def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state
     try:
         inst.wait_until_ready(lab.plan.settings("startup").timeout_s)
         if not state.verified:
-            problems = contract.verify(inst.base_url)
+            problems = api_checks.verify(app, inst.base_url)
             if problems:
                 raise AppFailed("failed the contract check before measuring: " + "; ".join(problems[:5]))
             state.verified = True

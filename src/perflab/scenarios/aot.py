@@ -13,7 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from perflab import apps, contract, isolate, procs
+from perflab import api_checks, apps, isolate, procs
 from perflab.drivers import wrk
 from perflab.errors import AppFailed, LabError
 from perflab.scenario import Context, Phase, Scenario
@@ -58,7 +58,7 @@ def train(ctx: Context) -> tuple[list[str], dict]:
             inst.wait_until_ready(cfg.timeout_s)
         except AppFailed as exc:
             raise AppFailed(f"AOT training run: {exc}") from exc
-        problems = contract.verify(inst.base_url)
+        problems = api_checks.verify(ctx.app, inst.base_url)
         if problems:
             raise AppFailed("AOT training run failed the contract check: " + "; ".join(problems[:3]))
         for path in ("/fruits", "/todos"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from perflab import contract, probes
+from perflab import api_checks, probes
 from perflab.errors import AppFailed
 from perflab.instance import mb
 from perflab.report.facts import ChartInputs
@@ -63,7 +63,7 @@ def _one_launch(ctx: Context, verify: bool, tag: str) -> tuple[dict, dict]:
         info["jvm_flags"] = inst.jvm_flags()
         info["limits_enforced"] = inst.cgroup.enforced if inst.cgroup else None
         if verify:
-            problems = contract.verify(inst.base_url)
+            problems = api_checks.verify(ctx.app, inst.base_url)
             if problems:
                 raise AppFailed("failed the contract check before measuring: " + "; ".join(problems[:5]))
         inst.check_alive()
