@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from perflab.report.timelines import read_timeline
+
 from perflab import jdks, procs, store
 from perflab.paths import REPO_ROOT
 
@@ -79,6 +81,12 @@ def test_a_jar_built_elsewhere_is_measured_end_to_end(tmp_path, workdir, databas
     assert len(ttfr) == 2 and all(f.value > 0 for f in ttfr)
     assert any(f.metric == "rps" and f.scenario == "sweep" and f.value > 0 for f in figures)
     assert not procs.port_in_use(port), "the jar was stopped"
+    # the open-loop points have a timeline cut from the driver's record of every request
+    timeline = [f for f in s.files(run["id"]) if f["scenario"] == "latency" and f["kind"] == "timeline"]
+    assert len(timeline) == 1
+    path = Path(timeline[0]["path"])
+    rows = read_timeline(path if path.is_absolute() else s.path.parent / path)
+    assert {r.point for r in rows} == {"25% of max"} and sum(r.requests for r in rows) > 0
 
 
 def test_bad_byo_arguments_are_clear(workdir):

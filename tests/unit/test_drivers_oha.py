@@ -155,3 +155,43 @@ def test_closed_loop_and_non_2xx(oha_binary):
                              connections=4, oha=oha_binary)
     assert result.mode == "closed" and result.offered_rate is None
     assert result.requests > 0 and result.errors.non_2xx == result.requests
+
+
+# ---- oha's record of every request, cut into intervals ----------------------------------------
+
+def _record(path: Path, rows: list[tuple]) -> Path:
+    """A request record in the layout oha 1.16 writes with --db-url (url, start, corrected start, end,
+    duration, status, bytes, run)."""
+    import sqlite3
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE oha (url TEXT NOT NULL, start REAL NOT NULL, start_latency_correction REAL, "
+                     "end REAL NOT NULL, duration REAL NOT NULL, status INTEGER NOT NULL, "
+                     "len_bytes INTEGER NOT NULL, run INTEGER NOT NULL)")
+        conn.executemany("INSERT INTO oha VALUES ('/', ?, ?, ?, ?, ?, 1, 1)",
+                         [(s, c, e, e - s, st) for s, c, e, st in rows])
+    return path
+
+
+def test_intervals_count_completions_and_latency_from_the_due_time(tmp_path):
+    from perflab.drivers import oha_requests
+    db = _record(tmp_path / "r.db", [
+        # start, due (corrected start), end, status
+        (0.10, 0.10, 0.11, 200), (0.50, 0.50, 0.52, 200),
+        (1.40, 0.90, 1.45, 500),  # due in the first second, sent late, answered in the second
+        (1.60, 1.60, 1.61, 200), (2.10, None, 2.30, 200),  # no correction: from the send time
+    ])
+    first, second = oha_requests.intervals(db, 1.0, 2.3)  # the last 0.3 s join the second interval
+    assert (first.requests, second.requests) == (2, 3)
+    assert second.duration_s == pytest.approx(1.3) and second.end_s == pytest.approx(2.3)
+    assert second.errors == 1 and first.errors == 0
+    assert second.latency_max_ms == pytest.approx(550)  # 1.45 - 0.90, not 1.45 - 1.40
+    assert second.latency_p50_ms == pytest.approx(200)  # 2.30 - 2.10: sent when due
+    assert first.rps == pytest.approx(2.0)
+    assert len(oha_requests.intervals(db, 1.0, 2.6)) == 3  # 0.6 s is an interval of its own
+
+
+def test_an_empty_interval_has_no_latency(tmp_path):
+    from perflab.drivers import oha_requests
+    db = _record(tmp_path / "r.db", [(0.1, 0.1, 0.2, 200)])
+    quiet = oha_requests.intervals(db, 1.0, 2.0)[1]
+    assert quiet.requests == 0 and quiet.rps == 0 and quiet.latency_p99_ms is None

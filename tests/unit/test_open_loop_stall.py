@@ -13,7 +13,7 @@ import threading
 
 import pytest
 
-from perflab.drivers import DriverUnavailable, ensure_oha, run_oha
+from perflab.drivers import DriverUnavailable, ensure_oha, oha_requests, run_oha
 from tests.support.standin_server import StandinServer
 
 RATE, DURATION_S, STALL_AT_S, STALL_S = 500, 4.0, 1.5, 1.0
@@ -27,7 +27,7 @@ def oha_binary():
         pytest.skip(f"oha is not built and cannot be: {missing}")
 
 
-def test_one_second_stall_shows_in_p99(oha_binary):
+def test_one_second_stall_shows_in_p99_and_in_the_timeline(oha_binary, tmp_path):
     # The driver is pinned as the lab pins it; the server is left free so that other work on
     # CPU 0 (where the lab puts apps) cannot starve it and blur the stall.
     driver_cpus = [max(os.sched_getaffinity(0))]
@@ -47,7 +47,8 @@ def test_one_second_stall_shows_in_p99(oha_binary):
             # 10 connections: far fewer than 1 % of the 2000 requests, so a driver that
             # measured from the actual send time could not push p99 to the stall's length.
             result = run_oha(server.url + "/hello", rate=RATE, duration_s=DURATION_S,
-                             connections=10, timeout_s=3, cpus=driver_cpus, oha=oha_binary)
+                             connections=10, timeout_s=3, cpus=driver_cpus, oha=oha_binary,
+                             requests_db=tmp_path / "requests.db")
         finally:
             timer.cancel()
             resumed.set()
@@ -59,3 +60,12 @@ def test_one_second_stall_shows_in_p99(oha_binary):
     assert p99 >= 0.5 * STALL_S * 1000, f"p99 {p99:.1f} ms hides a {STALL_S} s stall"
     assert STALL_S * 1000 * 0.8 <= result.latency.max_ms < STALL_S * 1000 * 3
     assert result.latency.percentile(50) < p99
+
+    # the timeline cut from oha's record of every request: the stall is in the intervals around
+    # it and not before it, and every response of the run is in exactly one interval
+    timeline = oha_requests.intervals(tmp_path / "requests.db", 1.0, result.duration_s)
+    assert len(timeline) == 4 and sum(i.requests for i in timeline) == result.requests
+    assert timeline[0].latency_max_ms < 0.5 * STALL_S * 1000
+    after_stall = timeline[int(STALL_AT_S + STALL_S)]  # completions resume in this interval
+    assert after_stall.latency_max_ms >= 0.8 * STALL_S * 1000
+    assert timeline[1].requests < 0.8 * RATE  # half of it the server answered nothing

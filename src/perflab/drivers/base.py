@@ -87,6 +87,8 @@ class LoadResult:
     driver_bound_reason: str = ""
     command: list[str] = field(default_factory=list)
     raw_output: str = ""  # the driver's stdout; the caller stores it as a file
+    started_ns: int = 0  # time.monotonic_ns() when the measured run was started (0: not known)
+    warmup_started_ns: int = 0  # the same for the warm-up run, if there was one
 
     @property
     def achieved_ratio(self) -> float | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -97,7 +98,7 @@ def build_command(oha: Path | str, url: str, *, rate: float | None, duration_s: 
                   connections: int, timeout_s: float, worker_threads: int | None,
                   method: str = "GET", body: str | None = None, content_type: str | None = None,
                   headers: Mapping[str, str] | None = None,
-                  latency_correction: bool = True) -> list[str]:
+                  latency_correction: bool = True, requests_db: Path | None = None) -> list[str]:
     command = [str(oha), "--no-tui", "--output-format", "json", "-z",
                f"{round(duration_s * 1000)}ms", "-c", str(connections), "-t",
                f"{round(timeout_s * 1000)}ms", "-m", method]
@@ -111,6 +112,8 @@ def build_command(oha: Path | str, url: str, *, rate: float | None, duration_s: 
         command += ["-T", content_type]
     for name, value in (headers or {}).items():
         command += ["-H", f"{name}: {value}"]
+    if requests_db is not None:  # every request's times, written after the run (perflab.drivers.oha_requests)
+        command += ["--db-url", str(requests_db)]
     return command + [url]
 
 
@@ -118,7 +121,8 @@ def run_oha(url: str, *, rate: float | None, duration_s: float, connections: int
             warmup_s: float = 0.0, timeout_s: float = 2.0, cpus: Sequence[int] | None = None,
             method: str = "GET", body: str | None = None, content_type: str | None = None,
             headers: Mapping[str, str] | None = None, oha: Path | str | None = None,
-            latency_correction: bool = True, log: Log = say) -> LoadResult:
+            latency_correction: bool = True, requests_db: Path | None = None,
+            warmup_requests_db: Path | None = None, log: Log = say) -> LoadResult:
     """Open loop at ``rate`` req/s (closed loop if None) for ``duration_s`` seconds.
 
     ``connections`` caps the requests in flight: it must exceed rate x worst expected latency,
@@ -127,6 +131,8 @@ def run_oha(url: str, *, rate: float | None, duration_s: float, connections: int
     runs the same load that long first, unmeasured. ``cpus`` pins the driver and sizes its
     thread pool to them. ``latency_correction=False`` measures from the actual send time instead
     (it hides stalls: only for demonstrating coordinated omission, as bench/drivers.py does).
+    ``requests_db`` / ``warmup_requests_db``: files (not existing yet) where oha records every
+    request of the measured run / the warm-up, for per-interval figures.
     """
     if rate is not None and rate <= 0:
         raise ValueError(f"rate must be > 0 (or None for closed loop), got {rate}")
@@ -137,10 +143,13 @@ def run_oha(url: str, *, rate: float | None, duration_s: float, connections: int
     shape = dict(rate=rate, connections=connections, timeout_s=timeout_s, worker_threads=threads,
                  method=method, body=body, content_type=content_type, headers=headers,
                  latency_correction=latency_correction)
+    warmup_started_ns = 0
     if warmup_s > 0:
-        warm = build_command(binary, url, duration_s=warmup_s, **shape)
+        warmup_started_ns = time.monotonic_ns()
+        warm = build_command(binary, url, duration_s=warmup_s, requests_db=warmup_requests_db, **shape)
         _check(run_driver(warm, cpus=cpus, timeout_s=warmup_s + timeout_s + 30), "warm-up")
-    command = build_command(binary, url, duration_s=duration_s, **shape)
+    command = build_command(binary, url, duration_s=duration_s, requests_db=requests_db, **shape)
+    started_ns = time.monotonic_ns()
     run = _check(run_driver(command, cpus=cpus, timeout_s=duration_s + timeout_s + 30),
                  "measured run")
     figures = parse_oha_json(run.stdout)
@@ -155,7 +164,7 @@ def run_oha(url: str, *, rate: float | None, duration_s: float, connections: int
         latency=figures.latency, errors=figures.errors, offered_rate=rate, method=method,
         driver_cpus=run.cpus, driver_cpu_s=run.cpu_s, driver_cpu_utilisation=run.utilisation,
         driver_bound=bound, driver_bound_reason=reason, command=run.command,
-        raw_output=run.stdout)
+        raw_output=run.stdout, started_ns=started_ns, warmup_started_ns=warmup_started_ns)
 
 
 def _check(run, what: str):

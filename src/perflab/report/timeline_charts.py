@@ -171,7 +171,10 @@ def latency_over_time_charts(timelines: dict[str, list[TimelineRow]], view: RunV
         for target, color, start, text in marks:
             fig.add_trace(_marker_line(target, color, start, low, max(ys) * 1.05, text))
         note = ("the first launch of each app/mode only (the warm-up chart shows every launch): p50 solid, p99 "
-                "dashed; dots: measurement intervals; dash-dot vertical line: where the steady window starts")
+                "dashed; dots: measurement intervals; dash-dot vertical line: where the steady window starts"
+                if scenario == SCENARIO else
+                "p50 solid, p99 dashed, per interval from the driver's record of every request (latency from the "
+                "intended send time); line only: the warm-up; dash-dot vertical line: where measurement starts")
         out.append(Chart(f"latency-over-time-{point}", f"Latency from launch: {point}", fig, note))
     return out
 

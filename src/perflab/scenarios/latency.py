@@ -16,7 +16,7 @@ from perflab.report.facts import ChartInputs
 from perflab.report.tables import PERCENTILES, Table, by_target_table, label, ordered_targets, points_in_order
 from perflab.results import RunView
 from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point
-from perflab.scenarios import loadpoint
+from perflab.scenarios import intervals, loadpoint
 from perflab.scenarios.sweep import MaxThroughput
 from perflab.settings import Settings, setting
 from pydantic import field_validator
@@ -28,6 +28,8 @@ class LatencySettings(Settings):
     duration_s: float = setting(10.0, "each point's measurement", "s", ge=1)
     connections: int = setting(20, "the open-loop driver's connections at most", "connections", ge=1)
     warmup_s: float = setting(5.0, "load before the first point (not measured)", "s", ge=0)
+    interval_s: float = setting(1.0, "the timeline's interval: throughput and latency of each, from every request", "s",
+                                gt=0)
 
     @field_validator("fractions")
     @classmethod
@@ -57,16 +59,25 @@ def run(ctx: Context) -> None:
         ctx.outcome("failed", "no throughput measured to derive rates from")
         return
     ctx.record("max_rps_reference", top.rps, "req/s", at=NO_POINT, extra={"source": top.source})
-    for r in range(ctx.repeats):
-        for fraction in cfg.fractions:
-            rate = max(1.0, round(top.rps * fraction))
-            ctx.progress.update(f"{fraction:.0%} of max = {rate:.0f} req/s r{r + 1}/{ctx.repeats}")
-            at = point(f"{fraction:.0%} of max", path=cfg.path, fraction=fraction, method="GET")
-            window = loadpoint.open_window(ctx.lab)
-            result = oha.run_oha(inst.base_url + cfg.path, rate=rate, duration_s=cfg.duration_s,
-                                 connections=cfg.connections, cpus=ctx.lab.driver_cpus(),
-                                 warmup_s=cfg.warmup_s if r == 0 else 0)
-            loadpoint.record(ctx, at, r, result, window)
+    rows: list[list] = []
+    try:
+        for r in range(ctx.repeats):
+            for i, fraction in enumerate(cfg.fractions):
+                rate = max(1.0, round(top.rps * fraction))
+                ctx.progress.update(f"{fraction:.0%} of max = {rate:.0f} req/s r{r + 1}/{ctx.repeats}")
+                at = point(f"{fraction:.0%} of max", path=cfg.path, fraction=fraction, method="GET")
+                warm = cfg.warmup_s if r == 0 and i == 0 else 0  # once, before the first point
+                window = loadpoint.open_window(ctx.lab)
+                with intervals.request_records() as folder:
+                    result = oha.run_oha(inst.base_url + cfg.path, rate=rate, duration_s=cfg.duration_s,
+                                         connections=cfg.connections, cpus=ctx.lab.driver_cpus(), warmup_s=warm,
+                                         requests_db=folder / "measured.db", warmup_requests_db=folder / "warm.db")
+                    shape = dict(launch=1, point=at.label, interval_s=cfg.interval_s)
+                    rows += intervals.oha_rows(inst, result, folder / "warm.db", warmup=True, **shape)
+                    rows += intervals.oha_rows(inst, result, folder / "measured.db", **shape)
+                loadpoint.record(ctx, at, r, result, window)
+    finally:  # the intervals measured so far are kept, also when a point fails
+        intervals.write(ctx, "timeline.csv", rows)
     ctx.outcome("ok")
 
 
@@ -112,8 +123,10 @@ def describe(p: dict, plan: dict) -> str:
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     from perflab.report import charts as plot
+    from perflab.report import timeline_charts
 
-    return plot.percentile_charts(view, colors)
+    return (plot.percentile_charts(view, colors)
+            + timeline_charts.latency_over_time_charts(inputs.timelines, view, colors, scenario="latency"))
 
 SCENARIO = Scenario(
     name="latency", title="Latency at fixed rates (open loop)", phase=Phase.ON_LOAD, settings=LatencySettings,

@@ -21,8 +21,6 @@ of the launch's own steady throughput ends each launch when open_loop_fraction >
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 import time
 from dataclasses import dataclass, field
@@ -38,12 +36,9 @@ from perflab.report import timeline_charts
 from perflab.report.tables import Table, by_point_table, by_target_table, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Point, Scenario, point
+from perflab.scenarios import intervals
 from perflab.settings import Settings, setting
 from perflab.steadystate import Rule, judge, precision
-
-TIMELINE_COLUMNS = ["launch", "point", "phase", "t_s", "duration_s", "requests", "rps", "errors", "latency_mean_ms",
-                    "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_max_ms", "app_cpu_share"]
-
 
 class SteadyPoint(Settings):
     path: str = setting("/fruits", "the path loaded")
@@ -250,10 +245,11 @@ def _timeline_rows(launch: int, label: str, run: PointRun) -> list[list]:
     rows = []
     for iv in run.warmup + run.measured:
         r = iv.result
-        rows.append([launch, label, iv.phase, round(iv.t_s, 3), r.duration_s, r.requests, round(r.rps, 1),
-                     r.errors.total, r.latency.mean_ms, r.latency.percentile("50"), r.latency.percentile("90"),
-                     r.latency.percentile("99"), r.latency.max_ms,
-                     None if iv.cpu_share is None else round(iv.cpu_share, 4)])
+        rows.append(intervals.row(launch=launch, point=label, phase=iv.phase, t_s=iv.t_s, duration_s=r.duration_s,
+                                  requests=r.requests, errors=r.errors.total, mean_ms=r.latency.mean_ms,
+                                  p50_ms=r.latency.percentile("50"), p90_ms=r.latency.percentile("90"),
+                                  p99_ms=r.latency.percentile("99"), max_ms=r.latency.max_ms,
+                                  cpu_share=iv.cpu_share))
     return rows
 
 
@@ -308,14 +304,19 @@ def _median_of(intervals: list[Interval], pct: str) -> float | None:
     return stats.median(values) if values else None
 
 
-def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch: int) -> None:
+def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch: int) -> list[list]:
+    """The open-loop point of a launch; returns its timeline rows."""
     cfg: SteadySettings = ctx.settings
     rate = max(1.0, round(rps * cfg.open_loop_fraction))
     at = point(f"{point_of(p).label} open loop {cfg.open_loop_fraction:.0%}", path=p.path,
                fraction=cfg.open_loop_fraction, method="GET", open_loop=True)
     ctx.progress.update(f"launch {launch}/{cfg.launches}: open loop at {rate:,.0f} req/s")
-    result = oha.run_oha(inst.base_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
-                         connections=p.connections, cpus=ctx.lab.driver_cpus())
+    with intervals.request_records() as folder:
+        result = oha.run_oha(inst.base_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
+                             connections=p.connections, cpus=ctx.lab.driver_cpus(),
+                             requests_db=folder / "measured.db")
+        rows = intervals.oha_rows(inst, result, folder / "measured.db", launch=launch, point=at.label,
+                                  interval_s=cfg.interval_s)
     flags = (["driver-bound"] if result.driver_bound else []) + (["errors"] if result.errors.total else [])
     extra = {"launch": launch, "driver_bound_reason": result.driver_bound_reason, "offered_rate": rate}
     for metric, value, unit in (("offered_rate", rate, "req/s"), ("rps", result.rps, "req/s"),
@@ -323,6 +324,7 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
                                 ("latency_p99_ms", result.latency.percentile("99"), "ms"),
                                 ("latency_p99.9_ms", result.latency.percentile("99.9"), "ms")):
         ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags, extra=extra)
+    return rows
 
 
 def _one_launch(ctx: Context, launch: int) -> None:
@@ -338,16 +340,11 @@ def _one_launch(ctx: Context, launch: int) -> None:
             rows += _timeline_rows(launch, at.label, run)
             last = (p, _record(ctx, at, launch, run))
         if cfg.open_loop_fraction > 0 and last is not None and last[1] > 0:
-            _open_loop(ctx, inst, last[0], last[1], launch)
+            rows += _open_loop(ctx, inst, last[0], last[1], launch)
         inst.check_alive()
     finally:
         inst.stop()
-        if rows:
-            out = io.StringIO()
-            writer = csv.writer(out)
-            writer.writerow(TIMELINE_COLUMNS)
-            writer.writerows(rows)
-            ctx.add_file("timeline", f"timeline-launch{launch}.csv", out.getvalue())
+        intervals.write(ctx, f"timeline-launch{launch}.csv", rows)
 
 
 def run(ctx: Context) -> None:
