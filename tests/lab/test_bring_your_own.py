@@ -81,12 +81,18 @@ def test_a_jar_built_elsewhere_is_measured_end_to_end(tmp_path, workdir, databas
     assert len(ttfr) == 2 and all(f.value > 0 for f in ttfr)
     assert any(f.metric == "rps" and f.scenario == "sweep" and f.value > 0 for f in figures)
     assert not procs.port_in_use(port), "the jar was stopped"
-    # the open-loop points have a timeline cut from the driver's record of every request
-    timeline = [f for f in s.files(run["id"]) if f["scenario"] == "latency" and f["kind"] == "timeline"]
-    assert len(timeline) == 1
-    path = Path(timeline[0]["path"])
-    rows = read_timeline(path if path.is_absolute() else s.path.parent / path)
-    assert {r.point for r in rows} == {"25% of max"} and sum(r.requests for r in rows) > 0
+    # load phases have timelines: the sweep's from 1 s wrk runs (warm-up included), the open-loop
+    # points' from the driver's record of every request
+    timelines = {f["scenario"]: Path(f["path"]) for f in s.files(run["id"]) if f["kind"] == "timeline"}
+    assert set(timelines) == {"sweep", "latency"}
+    rows = {name: read_timeline(p if p.is_absolute() else s.path.parent / p) for name, p in timelines.items()}
+    assert {r.point for r in rows["latency"]} == {"25% of max"} and sum(r.requests for r in rows["latency"]) > 0
+    sweep = rows["sweep"]
+    assert len({r.point for r in sweep}) == 1 and {r.phase for r in sweep} == {"warmup", "measure"}  # one series
+    assert len([r for r in sweep if r.measuring]) == 2 * 2 * 2  # 2 repeats x 2 points x 2 s in 1 s intervals
+    assert [r.t_s for r in sweep] == sorted(r.t_s for r in sweep)
+    assert sum(r.requests for r in sweep if r.measuring) == sum(
+        f.value for f in figures if f.scenario == "sweep" and f.metric == "requests")
 
 
 def test_bad_byo_arguments_are_clear(workdir):

@@ -11,6 +11,7 @@ import pytest
 
 from perflab import procs
 from perflab.drivers import base, install, wrk
+from perflab.drivers.base import LoadResult
 from perflab.drivers.install import DriverUnavailable
 from tests.support.standin_server import StandinServer
 
@@ -368,3 +369,53 @@ def test_oha_path_is_in_the_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     from perflab.drivers.oha import OHA_VERSION
     assert install.oha_path() == tmp_path / "perflab" / "oha" / OHA_VERSION / "bin" / "oha"
+
+
+# ---- a point measured interval by interval ----------------------------------------------------
+
+def _flat(requests: int, ms: float, duration_s: float = 1.0, **errors) -> LoadResult:
+    """A run whose every request took ``ms``, reported on wrk's percentile grid."""
+    grid = {base.percentile_key(p): ms for p in [*range(1, 100), 99.5, 99.9, 99.99]}
+    return LoadResult(driver="wrk", driver_version="4", mode="closed", url="http://x/", connections=4, threads=1,
+                      duration_s=duration_s, warmup_s=0, requests=requests, rps=requests / duration_s,
+                      latency=base.LatencyStats(mean_ms=ms, stdev_ms=0.0, max_ms=ms, min_ms=ms, percentiles_ms=grid),
+                      errors=base.ErrorCounts(**errors), driver_cpu_s=0.1, driver_cpu_utilisation=0.1)
+
+
+def test_merged_intervals_weigh_each_run_by_its_requests():
+    from perflab.drivers.merge import merge
+    fast, slow = _flat(100, 10.0), _flat(300, 20.0, non_2xx=3, status_counts={"500": 3})
+    one = merge([fast, slow])
+    assert one.requests == 400 and one.duration_s == 2.0 and one.rps == 200.0
+    assert one.latency.mean_ms == pytest.approx(17.5)
+    assert one.latency.percentile(50) == 20.0  # a quarter of the requests took 10 ms, the rest 20 ms
+    assert one.latency.percentile(99.99) == 20.0 and one.latency.max_ms == 20.0 and one.latency.min_ms == 10.0
+    assert one.latency.stdev_ms == pytest.approx((0.25 * 7.5 ** 2 + 0.75 * 2.5 ** 2) ** 0.5)
+    assert one.errors.non_2xx == 3 and one.errors.status_counts == {"500": 3}
+    assert one.raw_output.count("# interval") == 2
+
+
+def test_a_percentile_finer_than_a_grid_is_not_guessed():
+    from perflab.drivers.merge import merge
+    coarse = _flat(100, 5.0)
+    coarse.latency.percentiles_ms = {"50": 5.0, "99": 6.0}
+    merged = merge([coarse, _flat(100, 5.0)])
+    assert merged.latency.percentile("99.9") is None and merged.latency.percentile("99") is not None
+
+
+def test_wrk_intervals_measure_each_second_and_add_up(wrk_binary):
+    server_cpus, driver_cpus = cpu_roles()
+    with StandinServer(cpus=server_cpus) as server:
+        runs = wrk.run_wrk_intervals(server.url, connections=4, threads=2, duration_s=3, interval_s=1, warmup_s=1,
+                                     cpus=driver_cpus, script="post_data", wrk=wrk_binary)
+    assert len(runs.warmup) == 1 and len(runs.measured) == 3
+    assert all(t.start_ns < t.end_ns for t in runs.measured)
+    assert runs.measured[0].end_ns <= runs.measured[1].start_ns  # consecutive, in order
+    one = runs.merged
+    assert one.requests == sum(t.result.requests for t in runs.measured) > 0
+    assert one.errors.non_2xx == 0  # keys stay unique across the intervals (a repeat answers 409)
+    assert one.warmup_s == 1.0 and one.method == "POST"
+    grid = runs.measured[0].result.latency.percentiles_ms
+    assert {"1", "50", "99", "99.5", "99.99"} <= set(grid)  # the summary hook's percentile grid
+    p50s = [t.result.latency.percentile(50) for t in runs.measured]
+    assert min(p50s) <= one.latency.percentile(50) <= max(p50s)

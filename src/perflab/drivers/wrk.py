@@ -248,3 +248,61 @@ def _check(run, what: str):
         why = "timed out" if run.timed_out else f"exit code {run.returncode}"
         raise RuntimeError(f"wrk {what} failed ({why}): {run.stderr.strip() or run.stdout[-500:]}")
     return run
+
+
+@dataclass
+class TimedRun:
+    """One interval of an interval-by-interval run: monotonic start and end, and its figures."""
+
+    start_ns: int
+    end_ns: int
+    result: LoadResult
+
+
+@dataclass
+class IntervalRuns:
+    warmup: list[TimedRun]
+    measured: list[TimedRun]
+    warmup_s: float = 0.0  # as asked (each run's own duration is wrk's measured one)
+
+    @property
+    def merged(self) -> LoadResult:
+        """The measured intervals as one load point (perflab.drivers.merge)."""
+        from .merge import merge
+
+        result = merge([t.result for t in self.measured])
+        result.warmup_s = float(self.warmup_s)
+        return result
+
+
+def run_wrk_intervals(url: str, *, connections: int, threads: int, duration_s: int, interval_s: int = 1,
+                      warmup_s: int = 0, timeout_s: float = 2.0, cpus: Sequence[int] | None = None,
+                      script: str | Path | None = None, script_args: Mapping[str, str] | None = None,
+                      wrk: Path | str | None = None, log: Log = say) -> IntervalRuns:
+    """The load of run_wrk as consecutive runs of ``interval_s`` whole seconds (warm-up included),
+    so that every interval has its own throughput, errors and latency. Each run opens its
+    connections anew: a few milliseconds per interval that every app pays alike."""
+    if int(interval_s) != interval_s or interval_s < 1:
+        raise ValueError(f"interval_s must be a whole number of seconds >= 1, got {interval_s}")
+    binary = Path(wrk) if wrk else ensure_wrk(log=log)
+    shape = dict(connections=connections, threads=threads, timeout_s=timeout_s, cpus=cpus, script=script,
+                 script_args=script_args, wrk=binary, log=log)
+
+    def intervals(seconds: int) -> list[TimedRun]:
+        out = []
+        for length in _split(int(seconds), int(interval_s)):
+            start = time.monotonic_ns()
+            result = run_wrk(url, duration_s=length, **shape)
+            out.append(TimedRun(start, time.monotonic_ns(), result))
+        return out
+
+    warm = intervals(warmup_s) if warmup_s else []
+    return IntervalRuns(warm, intervals(duration_s), float(warmup_s))
+
+
+def _split(seconds: int, interval_s: int) -> list[int]:
+    """Whole-second interval lengths adding up to ``seconds``; a remainder joins the last one."""
+    if seconds < 1:
+        raise ValueError("wrk takes whole seconds >= 1")
+    count = max(1, seconds // interval_s)
+    return [interval_s] * (count - 1) + [seconds - interval_s * (count - 1)]

@@ -98,6 +98,11 @@ def _targets(by_target: dict, colors: dict[str, str]) -> list[tuple[str, str]]:
                                               for i, t in enumerate(extra)]
 
 
+def _key(scenario: str, kind: str, point: str) -> str:
+    """steady's charts keep their plain keys; another scenario's are prefixed with its name."""
+    return f"{kind}-{point}" if scenario == SCENARIO else f"{scenario}-{kind}-{point}"
+
+
 def _note(parts: list[str], unread: list[str]) -> str:
     return "; ".join(parts + ([NOTE_UNREAD + "; ".join(unread)] if unread else []))
 
@@ -129,15 +134,21 @@ def warmup_charts(timelines: dict[str, list[TimelineRow]], view: RunView, colors
             start, text = _steady_start(view, scenario, point, target, first_rows)
             if start is not None:
                 fig.add_trace(_marker_line(target, color, start, 0.0, peak * 1.05, text))
-        parts = ["thick line: each app/mode's first launch, thin dotted: its later launches (hover for the launch)",
-                 "dots: measurement intervals, line only: warm-up",
-                 "dash-dot vertical line: where the first launch's steady window starts",
-                 "the gap before a line's first interval is its start-up"]
+        if scenario == SCENARIO:
+            parts = ["thick line: each app/mode's first launch, thin dotted: its later launches (hover for the launch)",
+                     "dots: measurement intervals, line only: warm-up",
+                     "dash-dot vertical line: where the first launch's steady window starts",
+                     "the gap before a line's first interval is its start-up"]
+        else:
+            parts = ["one line per app/mode on its long-lived instance, in the order the points ran (hover for the "
+                     "point)", "dots: measurement intervals, line only: warm-up",
+                     "dash-dot vertical line: where measurement starts"]
         if errors:
             parts.append("red cross: an interval with errors")
         if unsettled:
             parts.append(f"(not steady): the warm-up did not settle in a launch of {', '.join(unsettled)}")
-        out.append(Chart(f"warmup-{point}", f"Throughput from launch: {point}", fig, _note(parts, unread or [])))
+        out.append(Chart(_key(scenario, "warmup", point), f"Throughput from launch: {point}", fig,
+                         _note(parts, unread or [])))
     return out
 
 
@@ -175,11 +186,16 @@ def latency_over_time_charts(timelines: dict[str, list[TimelineRow]], view: RunV
                 if scenario == SCENARIO else
                 "p50 solid, p99 dashed, per interval from the driver's record of every request (latency from the "
                 "intended send time); line only: the warm-up; dash-dot vertical line: where measurement starts")
-        out.append(Chart(f"latency-over-time-{point}", f"Latency from launch: {point}", fig, note))
+        out.append(Chart(_key(scenario, "latency-over-time", point), f"Latency from launch: {point}", fig, note))
     return out
 
 
 def steady_charts(view: RunView, inputs: ChartInputs, colors: dict[str, str]) -> list[Chart]:
     """The `steady` scenario's charts: per point, the warm-up curve and the latency over time."""
-    return (warmup_charts(inputs.timelines, view, colors, unread=inputs.unread)
-            + latency_over_time_charts(inputs.timelines, view, colors))
+    return over_time_charts(view, inputs, colors, SCENARIO)
+
+
+def over_time_charts(view: RunView, inputs: ChartInputs, colors: dict[str, str], scenario: str) -> list[Chart]:
+    """A scenario's timelines as charts: throughput and latency per interval from the launch."""
+    return (warmup_charts(inputs.timelines, view, colors, scenario=scenario, unread=inputs.unread)
+            + latency_over_time_charts(inputs.timelines, view, colors, scenario=scenario))

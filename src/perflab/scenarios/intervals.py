@@ -18,6 +18,7 @@ from typing import Iterator
 
 from perflab.drivers import oha_requests
 from perflab.drivers.base import LoadResult
+from perflab.drivers.wrk import IntervalRuns
 from perflab.instance import Instance
 from perflab.paths import work_dir
 from perflab.report.timelines import COLUMNS
@@ -80,3 +81,17 @@ def write(ctx: Context, name: str, rows: list[list]) -> None:
     writer.writerow(COLUMNS)
     writer.writerows(rows)
     ctx.add_file("timeline", name, out.getvalue())
+
+
+def wrk_rows(inst: Instance, runs: IntervalRuns, *, launch: int, point: str) -> list[list]:
+    """The intervals of a closed-loop point measured interval by interval (warm-up first)."""
+    rows = []
+    for phase, timed in (("warmup", runs.warmup), ("measure", runs.measured)):
+        for t in timed:
+            r = t.result
+            rows.append(row(launch=launch, point=point, phase=phase, t_s=(t.end_ns - inst.spawn_ns) / 1e9,
+                            duration_s=r.duration_s, requests=r.requests, errors=r.errors.total,
+                            mean_ms=r.latency.mean_ms, p50_ms=r.latency.percentile("50"),
+                            p90_ms=r.latency.percentile("90"), p99_ms=r.latency.percentile("99"),
+                            max_ms=r.latency.max_ms, cpu_share=app_cpu_share(inst, t.start_ns, t.end_ns)))
+    return rows

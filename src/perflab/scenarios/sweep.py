@@ -18,7 +18,7 @@ from perflab.report.facts import ChartInputs
 from perflab.report.tables import Table, by_point_table, ordered_targets, percentile_table, sweep_series
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
-from perflab.scenarios import loadpoint
+from perflab.scenarios import intervals, loadpoint
 from perflab.settings import Settings, setting
 from pydantic import field_validator
 
@@ -43,6 +43,9 @@ class SweepSettings(Settings):
     warmup_s: float = setting(10.0, "load at the series' highest connection count before its points", "s", ge=0)
     threads: int = setting(0, "wrk threads (0: one per driver CPU, at most one per connection)", ge=0)
     timeout_s: float = setting(2.0, "a request slower than this counts as a time-out", "s", gt=0)
+    interval_s: int = setting(1, "each point measured as consecutive wrk runs this long, for the timeline (each "
+                                 "interval's throughput, latency and the app's CPU); 0: one run per point, no "
+                                 "timeline", "s", ge=0)
 
 
 @dataclass
@@ -54,23 +57,27 @@ class MaxThroughput:
 def run(ctx: Context) -> dict[str, MaxThroughput]:
     """Every series; returns the highest median req/s per path (driver-bound points left out)."""
     best: dict[str, MaxThroughput] = {}
-    for series in ctx.settings.series:
-        try:
-            by_point = _series(ctx, series)
-        except (RuntimeError, OSError, ValueError) as exc:
-            ctx.outcome("failed", ctx.inst.end_reason() or str(exc), part=series.name)
-            if ctx.inst.exited() is not None:
-                raise AppFailed(ctx.inst.end_reason()) from exc
-            continue
-        ctx.outcome("ok", part=series.name)
-        for label, values in by_point.items():
-            top = stats.median(values)
-            if series.path not in best or top > best[series.path].rps:
-                best[series.path] = MaxThroughput(top, f"sweep {label}")
+    timeline: list[list] = []
+    try:
+        for series in ctx.settings.series:
+            try:
+                by_point = _series(ctx, series, timeline)
+            except (RuntimeError, OSError, ValueError) as exc:
+                ctx.outcome("failed", ctx.inst.end_reason() or str(exc), part=series.name)
+                if ctx.inst.exited() is not None:
+                    raise AppFailed(ctx.inst.end_reason()) from exc
+                continue
+            ctx.outcome("ok", part=series.name)
+            for label, values in by_point.items():
+                top = stats.median(values)
+                if series.path not in best or top > best[series.path].rps:
+                    best[series.path] = MaxThroughput(top, f"sweep {label}")
+    finally:  # one timeline per series (its warm-up and every point in time order), kept on failure
+        intervals.write(ctx, "timeline.csv", timeline)
     return best
 
 
-def _series(ctx: Context, series: Series) -> dict[str, list[float]]:
+def _series(ctx: Context, series: Series, timeline: list[list]) -> dict[str, list[float]]:
     cfg: SweepSettings = ctx.settings
     inst = ctx.inst
     url = inst.base_url + series.path
@@ -78,8 +85,14 @@ def _series(ctx: Context, series: Series) -> dict[str, list[float]]:
     if cfg.warmup_s >= 1:
         top = max(series.connections)
         ctx.progress.update(f"{series.name} warm-up {cfg.warmup_s:.0f}s")
-        wrk.run_wrk(url, connections=top, threads=max(1, min(top, len(driver_cpus))), duration_s=int(cfg.warmup_s),
-                    cpus=driver_cpus, timeout_s=cfg.timeout_s)
+        shape = dict(connections=top, threads=max(1, min(top, len(driver_cpus))), duration_s=int(cfg.warmup_s),
+                     cpus=driver_cpus, timeout_s=cfg.timeout_s)
+        if cfg.interval_s:
+            warm = wrk.run_wrk_intervals(url, interval_s=cfg.interval_s, **shape)
+            timeline += intervals.wrk_rows(inst, wrk.IntervalRuns(warmup=warm.measured, measured=[]), launch=1,
+                                           point=series.name)
+        else:
+            wrk.run_wrk(url, **shape)
     rps: dict[str, list[float]] = {}
     for r in range(ctx.repeats):
         for conns in series.connections:
@@ -90,8 +103,9 @@ def _series(ctx: Context, series: Series) -> dict[str, list[float]]:
             at = point(f"{series.name} c={conns}", series=series.name, path=series.path, connections=conns,
                        method="GET")
             window = loadpoint.open_window(ctx.lab)
-            result = wrk.run_wrk(url, connections=conns, threads=min(threads, conns), duration_s=int(cfg.duration_s),
-                                 cpus=driver_cpus, timeout_s=cfg.timeout_s)
+            result = loadpoint.run_closed(ctx, at, timeline, url=url, connections=conns, threads=min(threads, conns),
+                                          duration_s=cfg.duration_s, interval_s=cfg.interval_s,
+                                          timeout_s=cfg.timeout_s, timeline_point=series.name)
             if "driver-bound" not in loadpoint.record(ctx, at, r, result, window):
                 rps.setdefault(at.label, []).append(result.rps)
     return rps
@@ -148,8 +162,9 @@ def describe(p: dict, plan: dict) -> str:
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     from perflab.report import charts as plot
+    from perflab.report import timeline_charts
 
-    return plot.sweep_charts(view, colors)
+    return plot.sweep_charts(view, colors) + timeline_charts.over_time_charts(view, inputs, colors, "sweep")
 
 SCENARIO = Scenario(
     name="sweep", title="Throughput and latency vs connections (closed loop)", phase=Phase.ON_LOAD,

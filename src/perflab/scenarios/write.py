@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from perflab.drivers import wrk
 from perflab.report.tables import Table, by_point_table
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
-from perflab.scenarios import loadpoint
+from perflab.scenarios import intervals, loadpoint
 from perflab.settings import Settings, setting
 
 REQUESTS = (point("GET /data/{key}", method="GET", path="/data/{key}"),
@@ -20,19 +19,26 @@ class WriteSettings(Settings):
     threads: int = setting(2, "wrk threads (KT-2020: 2)", ge=1)
     duration_s: float = setting(10.0, "each request kind's measurement", "s", ge=1)
     warmup_s: float = setting(5.0, "load before the first repeat of each kind (not measured)", "s", ge=0)
+    interval_s: int = setting(1, "each measurement as consecutive wrk runs this long, for the timeline; 0: one run",
+                              "s", ge=0)
 
 
 def run(ctx: Context) -> None:
     cfg: WriteSettings = ctx.settings
     conns, threads = cfg.connections, min(cfg.threads, cfg.connections)
-    for r in range(ctx.repeats):
-        for at in REQUESTS:
-            ctx.progress.update(f"{at.label} r{r + 1}/{ctx.repeats}")
-            window = loadpoint.open_window(ctx.lab)
-            result = wrk.run_wrk(ctx.inst.base_url, connections=conns, threads=threads,
-                                 duration_s=int(cfg.duration_s), warmup_s=int(cfg.warmup_s) if r == 0 else 0,
-                                 cpus=ctx.lab.driver_cpus(), script=_SCRIPTS[at.params["method"]])
-            loadpoint.record(ctx, at, r, result, window)
+    timeline: list[list] = []
+    try:
+        for r in range(ctx.repeats):
+            for at in REQUESTS:
+                ctx.progress.update(f"{at.label} r{r + 1}/{ctx.repeats}")
+                window = loadpoint.open_window(ctx.lab)
+                result = loadpoint.run_closed(ctx, at, timeline, url=ctx.inst.base_url, connections=conns,
+                                              threads=threads, duration_s=cfg.duration_s, interval_s=cfg.interval_s,
+                                              warmup_s=cfg.warmup_s if r == 0 else 0,
+                                              script=_SCRIPTS[at.params["method"]])
+                loadpoint.record(ctx, at, r, result, window)
+    finally:
+        intervals.write(ctx, "timeline.csv", timeline)
     ctx.outcome("ok")
 
 
@@ -51,6 +57,10 @@ def tables(view: RunView) -> list[Table]:
             out.append(t)
     return out
 
+def charts(view: RunView, inputs, colors: dict) -> list:
+    from perflab.report import timeline_charts
+
+    return timeline_charts.over_time_charts(view, inputs, colors, "write")
 
 
 def describe(p: dict, plan: dict) -> str:
@@ -59,4 +69,5 @@ def describe(p: dict, plan: dict) -> str:
 SCENARIO = Scenario(
     name="write", title="Read by key and create (GET /data/{key}, POST /data)", phase=Phase.ON_LOAD,
     settings=WriteSettings, run=run, estimate_s=estimate_s, tables=tables,
-    legacy_params=lambda label: next((dict(r.params) for r in REQUESTS if r.label == label), {}), describe=describe)
+    legacy_params=lambda label: next((dict(r.params) for r in REQUESTS if r.label == label), {}), describe=describe,
+    charts=charts)

@@ -3,12 +3,18 @@
 -- have to parse wrk's human-oriented text (kept as a fallback). Times are in microseconds.
 -- errors.status is wrk's count of responses with status > 399 ("Non-2xx or 3xx responses").
 
+-- The percentiles form a grid (every whole percent, then 99.5, 99.9, 99.99) so that short runs
+-- can be merged into one distribution (perflab.drivers.merge) to the grid's resolution.
+
 function done(summary, latency, requests)
-  local keys = {"50", "75", "90", "99", "99.9", "99.99"}
-  local points = {50, 75, 90, 99, 99.9, 99.99}
+  local points = {}
+  for p = 1, 99 do points[#points + 1] = p end
+  points[#points + 1] = 99.5
+  points[#points + 1] = 99.9
+  points[#points + 1] = 99.99
   local parts = {}
-  for i, key in ipairs(keys) do
-    parts[#parts + 1] = string.format('"%s": %.3f', key, latency:percentile(points[i]))
+  for _, p in ipairs(points) do
+    parts[#parts + 1] = string.format('"%s": %.3f', tostring(p), latency:percentile(p))
   end
   local e = summary.errors
   io.write("PERFLAB-WRK-SUMMARY-BEGIN\n")
