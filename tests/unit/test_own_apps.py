@@ -209,3 +209,13 @@ def test_app_dir_on_the_command_line_joins_a_plan_or_runs_alone(tmp_path):
     assert beside["apps"] == ["all"] and beside["app_dirs"] == [str(folder)]
     alone = _plan_with("quick", [], [str(folder)])  # `run --app-dir DIR` without a plan
     assert alone["apps"] == [] and [t.app.name for t in runner.select_targets(alone)] == ["orders"]
+
+
+def test_a_build_tool_of_the_project_itself_is_found_in_its_folder(tmp_path):
+    desc = write_app(tmp_path / "o")
+    desc.write_text(desc.read_text().replace('command = ["true"]', 'command = ["./mvnw", "package"]'))
+    app = apps.load_descriptor(desc)
+    assert "./mvnw" in apps.unavailable(app, "main")
+    (app.dir / "mvnw").write_text("#!/bin/sh\n")
+    (app.dir / "mvnw").chmod(0o755)
+    assert apps.unavailable(app, "main") == ""

@@ -332,7 +332,9 @@ def unavailable(app: App, mode_name: str, jdk_override: int | None = None) -> st
                 + ("set but has no bin/native-image" if os.environ.get("GRAALVM_HOME") else "unset")
                 + ", and native-image is not on PATH)")
     tool = app.for_mode(mode_name).build_command[0]
-    if not tool.startswith("{") and shutil.which(tool) is None:
+    # a tool given by path (e.g. a project's own ./mvnw) is run in the app's folder
+    in_app = "/" in tool and os.access(app.dir / tool, os.X_OK)
+    if not tool.startswith("{") and not in_app and shutil.which(tool) is None:
         return f"unavailable: its build tool `{tool}` is not on PATH"
     needed = [j for j in {jdk_override or mode.jdk if mode.is_jvm else None, app.for_mode(mode_name).build_jdk} if j]
     for major in sorted(needed):
