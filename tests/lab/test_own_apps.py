@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from perflab import postgres, store
+from perflab.errors import LabError
 from perflab.paths import REPO_ROOT
 from tests.lab.test_runner_robustness import _standin_pids as processes_in  # those working in a folder
 
@@ -150,3 +151,21 @@ def test_a_missing_sql_file_is_an_error_naming_the_key_and_the_file(tmp_path, wo
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2
     assert "database.seed" in out.stderr and "seed.sql" in out.stderr and "perflab.toml" in out.stderr
+
+
+def test_an_apps_database_starts_from_its_seed_each_time_and_a_bad_file_is_named(tmp_path, database):
+    _, conn = database
+    schema, seed = tmp_path / "schema.sql", tmp_path / "seed.sql"
+    schema.write_text("CREATE TABLE t (n int);\n")
+    seed.write_text("INSERT INTO t VALUES (1), (2);\n")
+    files = [("database.schema", schema), ("database.seed", seed)]
+    own = postgres.create_app_database(conn, "Fresh-App", files)
+    assert own.database == "perflab_fresh_app" and own.user == conn.user
+    postgres.run_sql(own, "INSERT INTO t VALUES (3)")
+    again = postgres.create_app_database(conn, "Fresh-App", files)  # dropped and made again: the seed's rows only
+    assert postgres.run_sql(again, "SELECT count(*) FROM t").strip() == "2"
+    seed.write_text("INSERT INTO missing_table VALUES (1);\n")
+    with pytest.raises(LabError) as err:
+        postgres.create_app_database(conn, "Fresh-App", files)
+    assert "database.seed" in err.value.message and str(seed) in err.value.message
+    assert "missing_table" in err.value.details

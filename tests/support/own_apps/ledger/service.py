@@ -31,6 +31,7 @@ class Ledger:
 def handler_for(ledger):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        wbufsize = 64 * 1024  # one write per response (flushed after each request)
 
         def do_GET(self):
             if self.path == "/ready":
