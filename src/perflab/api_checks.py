@@ -1,26 +1,64 @@
-"""The check an app passes before the lab measures it, chosen by the API it serves (the
-descriptor's `api`): the contract's read-only cases for contract apps, the API's own check for an
-app with an API of its own. Adding an API: write its check (base URL -> problems) and add it to
-CHECKS."""
+"""The check an app passes before the lab measures it: its smoke requests when its descriptor
+lists some ([[smoke]]: a path and the status it must answer), else the check of the API it serves
+(the descriptor's `api`): the contract's read-only cases for contract apps, the API's own check
+for an app with an API of its own. Adding an API: write its check (base URL -> problems) and add it
+to CHECKS."""
 
 from __future__ import annotations
 
+import http.client
 from typing import Callable
 
 from perflab import contract
-from perflab.apps import CONTRACT_API, App
+from perflab.apps import CONTRACT_API, OWN_API, App, Smoke
 
 Check = Callable[[str], list[str]]
 
+
+def _ready_only(base_url: str) -> list[str]:
+    """An app of its own without smoke requests: answering on its ready path (already waited for) is the check."""
+    return []
+
+
 CHECKS: dict[str, Check] = {
     CONTRACT_API: contract.verify,
+    OWN_API: _ready_only,
 }
+
+
+def name(app: App) -> str:
+    """What the check is called in messages."""
+    return "smoke check" if app.smoke else f"{app.api} check"
+
+
+def smoke(checks: list[Smoke], base_url: str, timeout_s: float = 10.0) -> list[str]:
+    """GET each smoke path: a problem for each other status, or a body without the expected text."""
+    host, port = base_url.removeprefix("http://").rsplit(":", 1)
+    problems = []
+    for check in checks:
+        conn = http.client.HTTPConnection(host, int(port), timeout=timeout_s)
+        try:
+            conn.request("GET", check.path)
+            resp = conn.getresponse()
+            body = resp.read().decode("utf-8", errors="replace")
+        except (OSError, http.client.HTTPException) as exc:
+            problems.append(f"GET {check.path}: no answer ({exc})")
+            continue
+        finally:
+            conn.close()
+        if resp.status != check.status:
+            problems.append(f"GET {check.path} answered {resp.status}, expected {check.status}: {body[:200]!r}")
+        elif check.contains not in body:
+            problems.append(f"GET {check.path}: the body does not contain {check.contains!r}: {body[:200]!r}")
+    return problems
 
 
 def verify(app: App, base_url: str) -> list[str]:
     """The problems the app's check found at base_url (empty: fine to measure)."""
+    if app.smoke:
+        return smoke(app.smoke, base_url)
     check = CHECKS.get(app.api)
     if check is None:
         return [f"no check is known for the API {app.api!r} of {app.name}"
-                f" (known: {', '.join(sorted(CHECKS))})"]
+                f" (known: {', '.join(sorted(CHECKS))}; or list [[smoke]] requests in its perflab.toml)"]
     return check(base_url)

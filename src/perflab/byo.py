@@ -1,7 +1,9 @@
 """Bring your own app: measure any HTTP service that no one here wrote, given as a jar or a
 command plus the URL to load. The lab writes a descriptor for it in the work directory (no build,
 no conformance suite) and a plan with the start-up, memory, sweep and latency scenarios on that
-URL, with the durations of a base plan (quick by default)."""
+URL, with the durations of a base plan (quick by default). Its check is readiness alone (an API of
+its own, no smoke requests). A service with a descriptor of its own (own database, smoke requests,
+placeholders) is given with --app-dir instead (perflab.apps.descriptors); both can run together."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from perflab import plan as plans
+from perflab import apps, plan as plans
 from perflab.errors import LabError
 from perflab.paths import work_dir
 
@@ -61,7 +63,7 @@ def make_app(*, jar: str | None, cmd: str | None, url: str, ready_url: str | Non
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "perflab.toml").write_text(
         f"# written by perflab run for a service brought by the user\n"
-        f"name = {_toml_str(app_name)}\nframework = {_toml_str(framework)}\nframework_version = \"\"\n"
+        f"name = {_toml_str(app_name)}\napi = \"own\"\nframework = {_toml_str(framework)}\nframework_version = \"\"\n"
         f"sources = {_toml_list(sources)}\nready_path = {_toml_str(ready.path or '/')}\n"
         f"first_response_path = {_toml_str(path)}\nport = {parts.port}\n\n"
         f"[build]\ncommand = [\"true\"]\nartifact = {_toml_str(artifact)}\n\n"
@@ -69,16 +71,13 @@ def make_app(*, jar: str | None, cmd: str | None, url: str, ready_url: str | Non
     return root, app_name, path
 
 
-def make_plan(base: str, app_name: str, path: str) -> plans.Plan:
-    data = dict(plans.load(base).data)
+def make_plan(base: str, app_name: str, path: str, app_dirs: list[str] = ()) -> plans.Plan:
+    """The base plan's durations on the brought service's URL (every loaded path set to it); the
+    apps of app_dirs (--app-dir) run beside it with their own descriptors."""
+    data = plans.retarget(dict(plans.load(base).data), path)
     data.update({
-        "name": f"byo-{base}", "apps": [app_name], "modes": ["all"], "scenarios": SCENARIOS, "verify": False,
-        "mode_scenarios": {},
+        "name": f"byo-{base}", "apps": [app_name], "modes": ["all"], "scenarios": SCENARIOS,
+        "mode_scenarios": {}, "app_dirs": [str(apps.load_dir(d).dir) for d in app_dirs],
         "reductions": list(data["reductions"]) + ["a service brought by the user: no contract check, one URL loaded"],
     })
-    data["memory"] = {**data["memory"], "load_path": path}
-    data["latency"] = {**data["latency"], "path": path}
-    data["sweep"] = {**data["sweep"], "series": [{"name": "byo", "path": path,
-                                                  "connections": data["sweep"]["series"][0]["connections"]}]}
-    data["startup"] = {**data["startup"], "path": path}
     return plans.validate(data, f"byo on {base}")

@@ -186,22 +186,32 @@ def cmd_run(args) -> int:
             raise LabError("--app-jar/--app-cmd need --url http://127.0.0.1:PORT/PATH (the endpoint to load)")
         root, name, path = byo.make_app(jar=args.app_jar, cmd=args.app_cmd, url=args.url, ready_url=args.ready_url,
                                         name=args.name, jdk=args.jdk)
-        return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path), apps_root=root)
-    if not args.plan:
-        raise LabError("run needs a plan (quick, rt2019, lab2020, kt2020 or a .toml file), or --app-jar/--app-cmd")
-    plan_obj = plan.load(args.plan, known_apps=list(apps.discover()))
-    if args.apps:
-        plan_obj = plan.validate({**plan_obj.data, "apps": args.apps}, plan_obj.source, known_apps=list(apps.discover()))
-    return _run_and_summarise(plan_obj)
+        return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root)
+    if not args.plan and not args.app_dir:
+        raise LabError("run needs a plan (quick, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
+                       "or --app-jar/--app-cmd")
+    # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
+    only = (args.apps or None) if args.plan else (args.apps or [])
+    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir))
 
 
 def cmd_quick(args) -> int:
+    return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir))
+
+
+def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | None):
+    """The plan, narrowed to some of the lab's apps (--apps) and joined by the user's own (--app-dir)."""
     from perflab import plan
 
-    plan_obj = plan.load("quick", known_apps=list(apps.discover()))
-    if args.apps:
-        plan_obj = plan.validate({**plan_obj.data, "apps": args.apps}, "quick", known_apps=list(apps.discover()))
-    return _run_and_summarise(plan_obj)
+    known = list(apps.discover())
+    plan_obj = plan.load(name, known_apps=known)
+    data = dict(plan_obj.data)
+    if only_apps is not None:
+        data["apps"] = only_apps
+    for folder in app_dirs or []:
+        app = apps.load_dir(folder)  # a missing or wrong descriptor is an error now, before anything runs
+        data["app_dirs"] = [*data["app_dirs"], str(app.dir)]
+    return plan.validate(data, plan_obj.source, known_apps=known) if data != plan_obj.data else plan_obj
 
 
 def cmd_settings(args) -> int:
@@ -257,14 +267,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     q = sub.add_parser("quick", help="the quick lab: every scenario on every app with short durations (the built-in plan 'quick')")
     q.add_argument("--apps", nargs="*", help="only these apps (default: all)")
+    q.add_argument("--app-dir", action="append", metavar="DIR",
+                   help="also measure your own app described by DIR/perflab.toml (repeatable)")
     q.set_defaults(func=cmd_quick)
 
     r = sub.add_parser("run", help="run a plan (quick, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
-                       epilog="Your own app: perflab run [BASE_PLAN] --app-jar app.jar --url http://127.0.0.1:8080/hello "
-                              "(or --app-cmd \"./server --port 8080\"): start-up, memory, sweep and latency on that URL "
-                              "with the base plan's durations (default quick), no contract check.")
+                       epilog="Your own apps: perflab run [PLAN] --app-dir DIR [--app-dir DIR2 ...], each DIR holding a "
+                              "perflab.toml (its own schema and seed, smoke requests, placeholders such as {db_jdbc_url}: "
+                              "see README, Bring your own app). A jar or command without a descriptor: perflab run "
+                              "[BASE_PLAN] --app-jar app.jar --url http://127.0.0.1:8080/hello (or --app-cmd "
+                              "\"./server --port 8080\"): start-up, memory, sweep and latency on that URL with the base "
+                              "plan's durations (default quick), no contract check.")
     r.add_argument("plan", nargs="?", help="built-in plan name or path to a plan .toml")
     r.add_argument("--apps", nargs="*", help="only these apps")
+    r.add_argument("--app-dir", action="append", metavar="DIR",
+                   help="also measure your own app described by DIR/perflab.toml (repeatable; without a plan: "
+                        "only these apps, on the quick plan's settings)")
     r.add_argument("--app-jar", help="measure this jar (java -jar) instead of the apps under apps/")
     r.add_argument("--app-cmd", help="measure the service this command starts")
     r.add_argument("--url", help="with --app-jar/--app-cmd: the endpoint to load, http://127.0.0.1:PORT/PATH")

@@ -29,6 +29,11 @@ class Lab:
     log_dir: Path
     warnings: list[str] = field(default_factory=list)
     mode_opts: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # e.g. a trained AOT cache
+    app_dbs: dict[str, Connection] = field(default_factory=dict)  # apps with a database of their own
+
+    def db_for(self, app) -> Connection:
+        """The database an app uses: its own when its descriptor brings one, else the contract's."""
+        return self.app_dbs.get(app.name, self.db)
 
     def spec(self, app, mode: str, *, memory_mb: int | None = None, cgroup=None) -> InstanceSpec:
         limits = self.plan["limits"]
@@ -37,7 +42,7 @@ class Lab:
             run_id=self.run_id, app=app, mode=mode,
             limits=isolate.Limits(cpus=self.topology.app, cpu_quota=float(limits["cpus"]),
                                   memory_mb=memory_mb or limits["memory_mb"]),
-            db_env=self.db.app_env(), log_dir=self.log_dir,
+            db_env=self.db_for(app).app_env(), log_dir=self.log_dir,
             jvm_opts=list(limits["jvm_opts"]) + self.mode_opts.get((app.name, mode), []),
             jdk=limits["jdk"] or None, sample_hz=self.plan["sample_hz"], setup=self.setup, cgroup=cgroup)
 

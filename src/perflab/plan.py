@@ -49,6 +49,8 @@ def _top_level_fields() -> dict[str, Any]:
         "name": (str, setting(..., "the plan's name")),
         "description": (str, setting("", "what the plan is for")),
         "apps": (list[str], setting(["all"], "apps to run, or all")),
+        "app_dirs": (list[str], setting([], "your own apps: folders with a perflab.toml (relative to the plan file), "
+                                            "run beside the apps above")),
         "modes": (list[str], setting(["all"], "runtime modes to run, all, or main (each app's first mode)")),
         "scenarios": (list[str], setting(list(DEFAULT_SCENARIOS), "scenarios to run, in the lab's order")),
         "repeats": (int, setting(3, "measurements of each load point", "repeats", ge=1)),
@@ -171,7 +173,39 @@ def load(name_or_path: str, known_apps: list[str] | None = None) -> Plan:
         raw = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise LabError(f"{path.name} is not valid TOML: {exc}") from exc
+    dirs = raw.get("app_dirs")
+    if isinstance(dirs, list):  # stored absolute, so the run records where each app came from
+        raw["app_dirs"] = [str((path.parent / Path(d).expanduser()).resolve()) if isinstance(d, str) else d
+                           for d in dirs]
     return validate(raw, path.name, known_apps)
+
+
+LOADED_PATH_KEYS = ("path", "load_path")
+
+
+def retarget(data: dict[str, Any], path: str) -> dict[str, Any]:
+    """The plan's data with every path its scenarios load set to `path` (an app's own load_path):
+    a scenario's `path`/`load_path` and each entry of its lists of points or series (a series is
+    named after its path, and the first of those that end up with one name is kept; points that end
+    up the same are kept once). An empty path (start-up's: the app's own first-response path) is
+    left as it is."""
+    name = path.strip("/").split("/")[0] or "root"
+    out = dict(data)
+    for key, table in data.items():
+        if not isinstance(table, dict):
+            continue
+        table = dict(table)
+        for field_name, value in table.items():
+            if field_name in LOADED_PATH_KEYS and isinstance(value, str) and value:
+                table[field_name] = path
+            elif isinstance(value, list) and value and all(isinstance(v, dict) and "path" in v for v in value):
+                entries = [{**v, "path": path, **({"name": name} if "name" in v else {})} for v in value]
+                kept: dict[str, dict] = {}
+                for entry in entries:
+                    kept.setdefault(entry["name"] if "name" in entry else repr(entry), entry)
+                table[field_name] = list(kept.values())
+        out[key] = table
+    return out
 
 
 def builtin_names() -> list[str]:

@@ -12,11 +12,12 @@ import glob
 import json
 import os
 import pwd
+import re
 import secrets
 import shutil
 import subprocess
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
@@ -345,6 +346,32 @@ def load_contract(conn: Connection) -> None:
     private server, also create pg_stat_statements (see ensure_statement_stats)."""
     run_sql(conn, files=[CONTRACT_DIR / "schema.sql", CONTRACT_DIR / "seed.sql"])
     ensure_statement_stats(conn)
+
+
+def app_database_name(app_name: str) -> str:
+    """The database of an app that brings its own schema: perflab_<app> (a valid SQL identifier)."""
+    return f"{DB_NAME}_" + re.sub(r"[^a-z0-9_]", "_", app_name.lower())[:50]
+
+
+def create_app_database(conn: Connection, app_name: str, files: list[tuple[str, Path]]) -> Connection:
+    """Drop and create the app's own database on the lab's server, owned by the lab's user, then
+    run its SQL files in it (each (key, path): an error names the descriptor key and the file).
+    Every launch of the app's modes starts from the same rows, as contract apps do."""
+    name = app_database_name(app_name)
+    try:
+        run_sql(conn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', database="postgres")
+        run_sql(conn, f'CREATE DATABASE "{name}" OWNER "{conn.user}"', database="postgres")
+    except LabError as exc:
+        raise LabError(f"cannot create the database {name} of {app_name} on {conn.display_url}",
+                       details=exc.details, fix="the lab's user needs the CREATEDB privilege on that server") from exc
+    own = replace(conn, database=name)
+    for key, path in files:
+        try:
+            run_sql(own, files=[path], timeout=300)
+        except LabError as exc:
+            raise LabError(f"{app_name}: {key} file {path} failed in its database {name}", details=exc.details) from exc
+    ensure_statement_stats(own)
+    return own
 
 
 STATEMENT_STATS = "pg_stat_statements"

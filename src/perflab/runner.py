@@ -19,7 +19,7 @@ from perflab import apps, doctor, environment, isolate, postgres, registry, sign
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
 from perflab.lab import Lab
-from perflab.plan import Plan
+from perflab.plan import Plan, retarget, validate as validate_plan
 from perflab.progress import Progress, Step, prior_from_history
 from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.store import Store, method_hash
@@ -43,9 +43,12 @@ class Target:
 
 
 def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
-    found = apps.discover(apps_root)
+    lab_apps = apps.discover(apps_root)
     # "all" means the apps that serve the contract: apps with an API of their own are named explicitly
-    names = [n for n, a in found.items() if a.api == apps.CONTRACT_API] if "all" in plan["apps"] else plan["apps"]
+    names = [n for n, a in lab_apps.items() if a.api == apps.CONTRACT_API] if "all" in plan["apps"] else plan["apps"]
+    # the user's own apps (app_dirs) join them
+    found, added = apps.with_dirs(lab_apps, plan["app_dirs"])
+    names = list(names) + [n for n in added if n not in names]
     targets = []
     for name in names:
         if name not in found:
@@ -228,8 +231,8 @@ def _run_target(lab: Lab, target: Target) -> None:
             for name in measured:
                 lab.outcome(app.name, mode, name, "unavailable", reason, quiet=True)
             return
-        postgres.load_contract(lab.db)
-        state = _TargetState(verified=not lab.plan["verify"])
+        _prepare_database(lab, app)
+        state = _TargetState(verified=not lab.plan["verify"], plan=plan_for(lab.plan, app))
         on_load = [s for s in scenarios if s.phase is Phase.ON_LOAD]
         for sc in scenarios:
             if sc.phase is Phase.ON_LOAD:
@@ -253,16 +256,34 @@ def _run_target(lab: Lab, target: Target) -> None:
             lab.progress.finish(skipped=left - 1)
 
 
+def _prepare_database(lab: Lab, app: apps.App) -> None:
+    """The app's database, fresh for each app/mode: its own (perflab_<app>, with its schema and
+    seed) when its descriptor brings one, else the contract's schema and seed."""
+    if app.database is None:
+        postgres.load_contract(lab.db)
+        return
+    files = [("database.schema", f) for f in app.database.schema] + [("database.seed", f) for f in app.database.seed]
+    lab.app_dbs[app.name] = postgres.create_app_database(lab.db, app.name, files)
+
+
+def plan_for(plan: Plan, app: apps.App) -> Plan:
+    """The plan as an app runs it: an app with a load_path of its own has every loaded path set to it."""
+    if not app.load_path:
+        return plan
+    return validate_plan(retarget(plan.data, app.load_path), f"{plan.source} (paths of {app.name})")
+
+
 @dataclass
 class _TargetState:
     verified: bool
+    plan: Plan  # the plan as this app runs it (see plan_for)
     results: dict[str, Any] = field(default_factory=dict)  # what each scenario returned, for later ones
     load_pending: bool = True
 
 
 def _context(lab: Lab, target: Target, sc: Scenario, state: _TargetState, **more) -> Context:
     given = {name: state.results[name] for name in sc.needs if name in state.results}
-    return Context(lab, sc, target.app, target.mode, lab.plan.settings(sc.name), results=given, **more)
+    return Context(lab, sc, target.app, target.mode, state.plan.settings(sc.name), results=given, **more)
 
 
 def _run_scenario(lab: Lab, target: Target, sc: Scenario, state: _TargetState) -> None:
@@ -292,7 +313,7 @@ def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state
         if not state.verified:
             problems = api_checks.verify(app, inst.base_url)
             if problems:
-                raise AppFailed("failed the contract check before measuring: " + "; ".join(problems[:5]))
+                raise AppFailed(f"failed the {api_checks.name(app)} before measuring: " + "; ".join(problems[:5]))
             state.verified = True
         lab.progress.finish()
         for sc in scenarios:

@@ -3,7 +3,9 @@ whether a mode can run on this machine.
 
 A descriptor says how to build the app, what its artifact is, how to launch each mode, where it
 answers when ready and which log line states the framework's own start time. The format is
-documented in apps/README.md.
+documented in apps/README.md. A user's own app may also bring its own database (`[database]`
+schema and seed SQL), smoke requests that replace the contract check (`[[smoke]]`), the path the
+load goes to (`load_path`), and use the placeholders of PLACEHOLDERS in its command and env.
 """
 
 from __future__ import annotations
@@ -20,11 +22,31 @@ from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, apps_dir
 
 TOP_KEYS = {"name", "framework", "framework_version", "description", "sources", "ready_path",
-            "first_response_path", "startup_log_regex", "build", "modes", "port", "api"}
+            "first_response_path", "startup_log_regex", "build", "modes", "port", "api", "database",
+            "smoke", "load_path"}
 BUILD_KEYS = {"command", "jdk", "artifact", "env"}
 MODE_KEYS = {"command", "jdk", "env", "description", "requires", "build", "prepare", "aot"}
 REQUIREMENTS = {"native-image"}
 CONTRACT_API = "contract"
+OWN_API = "own"  # the default API of an app with its own database or smoke requests
+DATABASE_KEYS = {"schema", "seed"}
+SMOKE_KEYS = {"path", "status", "contains"}
+# What a mode's command and env may name, replaced at launch. {jvm_opts} only as a whole argument.
+LAB_PLACEHOLDERS = {"java", "java_home", "jvm_opts", "artifact", "app_dir", "tmp_dir"}
+# The app's own HTTP port and database, so it can read them under its framework's own names
+# (e.g. --spring.datasource.url={db_jdbc_url} or QUARKUS_DATASOURCE_JDBC_URL={db_jdbc_url}).
+CONNECTION_PLACEHOLDERS = {
+    "http_port": "the port the app must listen on (also in HTTP_PORT)",
+    "db_jdbc_url": "jdbc:postgresql://HOST:PORT/NAME",
+    "db_url": "postgresql://USER:PASSWORD@HOST:PORT/NAME (libpq, psycopg, Go, Node)",
+    "db_host": "the database server's host",
+    "db_port": "its port",
+    "db_name": "the app's database: its own (perflab_<app>) or the contract's",
+    "db_user": "the user that owns it",
+    "db_password": "that user's password",
+}
+PLACEHOLDERS = LAB_PLACEHOLDERS | set(CONNECTION_PLACEHOLDERS)
+_PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)\}")  # ${VAR} is the shell's, not ours
 REQUIRED_TOP = {"name", "framework", "sources", "ready_path", "first_response_path", "build", "modes"}
 
 
@@ -43,6 +65,25 @@ class Mode:
     @property
     def is_jvm(self) -> bool:
         return "{java}" in " ".join(self.command)
+
+
+@dataclass(frozen=True)
+class Database:
+    """A database of the app's own: created empty on the lab's server, then these SQL files run in it."""
+    schema: list[Path]
+    seed: list[Path]
+
+    @property
+    def files(self) -> list[Path]:
+        return [*self.schema, *self.seed]
+
+
+@dataclass(frozen=True)
+class Smoke:
+    """A request the app must answer before it is measured (instead of the contract check)."""
+    path: str
+    status: int = 200
+    contains: str = ""  # a text the body must contain ("" : any body)
 
 
 @dataclass
@@ -66,6 +107,9 @@ class App:
     # The API it serves: "contract" (apps/contract, what `apps = ["all"]` selects and the contract
     # check verifies) or another name for apps with an API of their own (e.g. a study's original app).
     api: str = CONTRACT_API
+    database: Database | None = None  # a database of its own (else the contract's)
+    smoke: list[Smoke] = field(default_factory=list)  # its check before measuring, when given
+    load_path: str = ""  # the path the plan's load goes to ("": the plan's own paths)
 
     @property
     def artifact_path(self) -> Path:
@@ -127,6 +171,8 @@ def load_descriptor(path: Path) -> App:
             if "command" not in mode_build or "artifact" not in mode_build:
                 raise LabError(f"{here} build needs 'command' and 'artifact'")
             _argv(mode_build["command"], f"{here} build command")
+        _check_placeholders(spec.get("command") or [], f"{here} command")
+        _check_placeholders(list(dict(spec.get("env", {})).values()), f"{here} env")
         if spec.get("aot") not in (None, "train"):
             raise LabError(f"{here}: aot must be \"train\", got {spec.get('aot')!r}")
         modes[name] = Mode(name, _argv(spec.get("command"), f"{here} command"), spec.get("jdk"),
@@ -148,13 +194,83 @@ def load_descriptor(path: Path) -> App:
         ready_path=data["ready_path"], first_response_path=data["first_response_path"], startup_log_regex=regex,
         build_command=_argv(build["command"], f"{where} [build] command"), build_jdk=build.get("jdk"),
         artifact=build["artifact"], build_env=dict(build.get("env", {})), modes=modes,
-        description=data.get("description", ""), port=data.get("port"), api=_api(data.get("api"), where),
+        description=data.get("description", ""), port=data.get("port"), api=_api(data, where),
+        database=_database(data.get("database"), path.parent, where), smoke=_smoke(data.get("smoke"), where),
+        load_path=_url_path(data.get("load_path", ""), f"{where}: load_path", empty_ok=True),
     )
 
 
-def _api(value, where: str) -> str:
+def _check_placeholders(values: list, where: str) -> None:
+    for value in values:
+        for name in _PLACEHOLDER.findall(str(value)):
+            if name not in PLACEHOLDERS:
+                raise LabError(f"{where}: unknown placeholder {{{name}}}",
+                               fix="known placeholders: " + ", ".join(f"{{{p}}}" for p in sorted(PLACEHOLDERS)))
+
+
+def _url_path(value, where: str, empty_ok: bool = False) -> str:
+    if not isinstance(value, str) or not (value.startswith("/") or (empty_ok and value == "")):
+        raise LabError(f"{where} must be a path starting with /, got {value!r}")
+    return value
+
+
+def _sql_files(value, key: str, folder: Path, where: str) -> list[Path]:
+    """A path or list of paths relative to the descriptor, each an existing file."""
+    values = [value] if isinstance(value, str) else value
+    if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
+        raise LabError(f"{where}: {key} must be a file name or a list of file names (relative to the descriptor)")
+    files = [(folder / v).resolve() for v in values]
+    for given, file in zip(values, files):
+        if not file.is_file():
+            raise LabError(f"{where}: {key} names {given!r}, but there is no file {file}",
+                           fix="paths are relative to the folder of perflab.toml")
+    return files
+
+
+def _database(value, folder: Path, where: str) -> Database | None:
     if value is None:
-        return CONTRACT_API
+        return None
+    here = f"{where} [database]"
+    if not isinstance(value, dict):
+        raise LabError(f"{where}: database must be a table ([database] with schema and seed)")
+    _check_keys(value, DATABASE_KEYS, here)
+    return Database(*(_sql_files(value.get(key, []), f"database.{key}", folder, where) for key in ("schema", "seed")))
+
+
+def _smoke(value, where: str) -> list[Smoke]:
+    """[smoke] (one request) or [[smoke]] (several)."""
+    if value is None:
+        return []
+    entries = [value] if isinstance(value, dict) else value
+    if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
+        raise LabError(f"{where}: smoke must be a table ([smoke]) or a list of tables ([[smoke]])")
+    checks = []
+    for i, entry in enumerate(entries):
+        here = f"{where} smoke[{i}]" if len(entries) > 1 else f"{where} [smoke]"
+        _check_keys(entry, SMOKE_KEYS, here)
+        if "path" not in entry:
+            raise LabError(f"{here}: missing key path (the request, e.g. path = \"/items\")")
+        status = entry.get("status", 200)
+        if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+            raise LabError(f"{here}: status must be an HTTP status (100-599), got {status!r}")
+        contains = entry.get("contains", "")
+        if not isinstance(contains, str):
+            raise LabError(f"{here}: contains must be a string, got {contains!r}")
+        checks.append(Smoke(_url_path(entry["path"], f"{here}: path"), status, contains))
+    return checks
+
+
+def _api(data: dict, where: str) -> str:
+    """The declared API; an app with its own database or smoke requests serves its own API."""
+    value = data.get("api")
+    own = "database" in data or "smoke" in data
+    if value is None:
+        return OWN_API if own else CONTRACT_API
+    if value == CONTRACT_API and own:
+        key = "smoke" if "smoke" in data else "database"
+        raise LabError(f"{where}: a contract app (api = \"contract\") cannot have {key}",
+                       fix="contract apps use the contract's database and check; "
+                           "leave api out (or name your own) for an app with its own")
     if not isinstance(value, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", value):
         raise LabError(f"{where}: api must be a short lower-case name such as \"contract\", got {value!r}")
     return value
@@ -166,6 +282,30 @@ def discover(root: Path | None = None) -> dict[str, App]:
         app = load_descriptor(desc)
         found[app.name] = app
     return found
+
+
+def load_dir(folder: Path | str, where: str = "--app-dir") -> App:
+    """The app described by FOLDER/perflab.toml: a user's own project, outside apps/."""
+    folder = Path(folder).expanduser()
+    desc = folder if folder.suffix == ".toml" else folder / "perflab.toml"
+    if not desc.is_file():
+        raise LabError(f"{where} {folder}: no perflab.toml there",
+                       fix="write the app's descriptor there (see README, Bring your own app)")
+    return load_descriptor(desc.resolve())
+
+
+def with_dirs(found: dict[str, App], app_dirs: list[str]) -> tuple[dict[str, App], list[str]]:
+    """The apps found plus those of app_dirs, and the names of the latter; a name both have is an
+    error (results are stored by app name)."""
+    found, added = dict(found), []
+    for folder in app_dirs:
+        app = load_dir(folder, "app_dirs:")
+        if app.name in found:
+            raise LabError(f"app_dirs: {folder} names its app {app.name!r}, and another app has that name"
+                           f" ({found[app.name].dir})", fix="give it another name in its perflab.toml")
+        found[app.name] = app
+        added.append(app.name)
+    return found, added
 
 
 def get(name: str, root: Path | None = None) -> App:
@@ -192,7 +332,9 @@ def unavailable(app: App, mode_name: str, jdk_override: int | None = None) -> st
                 + ("set but has no bin/native-image" if os.environ.get("GRAALVM_HOME") else "unset")
                 + ", and native-image is not on PATH)")
     tool = app.for_mode(mode_name).build_command[0]
-    if not tool.startswith("{") and shutil.which(tool) is None:
+    # a tool given by path (e.g. a project's own ./mvnw) is run in the app's folder
+    in_app = "/" in tool and os.access(app.dir / tool, os.X_OK)
+    if not tool.startswith("{") and not in_app and shutil.which(tool) is None:
         return f"unavailable: its build tool `{tool}` is not on PATH"
     needed = [j for j in {jdk_override or mode.jdk if mode.is_jvm else None, app.for_mode(mode_name).build_jdk} if j]
     for major in sorted(needed):

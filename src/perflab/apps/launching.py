@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+from urllib.parse import quote, urlsplit
 
 from perflab import jdks, probes, procs
 from perflab.errors import LabError
@@ -38,27 +39,47 @@ class Running:
             shutil.rmtree(self.tmp_dir, ignore_errors=True)
 
 
+def connection_values(db_env: dict[str, str], port: int) -> dict[str, str]:
+    """The values of the connection placeholders ({http_port}, {db_jdbc_url}, {db_url}, ...), read
+    from the DB_URL (JDBC), DB_USER and DB_PASSWORD the lab passes every app."""
+    jdbc = db_env.get("DB_URL", "")
+    parts = urlsplit(jdbc.removeprefix("jdbc:")) if jdbc else None
+    user, password = db_env.get("DB_USER", ""), db_env.get("DB_PASSWORD", "")
+    host, db_port, name = (parts.hostname or "", str(parts.port or ""), parts.path.lstrip("/")) if parts else ("", "", "")
+    return {
+        "http_port": str(port), "db_jdbc_url": jdbc, "db_host": host, "db_port": db_port, "db_name": name,
+        "db_user": user, "db_password": password,
+        "db_url": f"postgresql://{quote(user, safe='')}:{quote(password, safe='')}@{host}:{db_port}/{name}" if jdbc else "",
+    }
+
+
+def _expand(text: str, values: dict[str, str]) -> str:
+    for key, value in values.items():
+        text = text.replace("{" + key + "}", value)
+    return text
+
+
 def launch_argv(app: App, mode: Mode, jvm_opts: list[str] | None = None, jdk: int | None = None,
-                tmp_dir: Path | None = None) -> tuple[list[str], dict]:
-    """The argv and extra environment for a mode; {jvm_opts} expands to zero or more options."""
+                tmp_dir: Path | None = None, connection: dict[str, str] | None = None) -> tuple[list[str], dict]:
+    """The argv and extra environment for a mode; {jvm_opts} expands to zero or more options, the
+    connection placeholders (see connection_values) to the app's port and database."""
     major = jdk or mode.jdk
     java_home = jdks.require_jdk(major) if major else None
     values = {
-        "{java}": str(java_home / "bin" / "java") if java_home else "java",
-        "{java_home}": str(java_home) if java_home else "",
-        "{artifact}": str(app.artifact_path),
-        "{app_dir}": str(app.dir),
-        "{tmp_dir}": str(tmp_dir or ""),
+        "java": str(java_home / "bin" / "java") if java_home else "java",
+        "java_home": str(java_home) if java_home else "",
+        "artifact": str(app.artifact_path),
+        "app_dir": str(app.dir),
+        "tmp_dir": str(tmp_dir or ""),
+        **(connection or {}),
     }
     argv: list[str] = []
     for arg in mode.command:
         if arg == "{jvm_opts}":
             argv.extend(jvm_opts or [])
             continue
-        for key, value in values.items():
-            arg = arg.replace(key, value)
-        argv.append(arg)
-    env = dict(mode.env)
+        argv.append(_expand(arg, values))
+    env = {key: _expand(str(value), values) for key, value in mode.env.items()}
     if java_home:
         env["JAVA_HOME"] = str(java_home)
     return argv, env
@@ -80,7 +101,7 @@ def launch(app: App, mode_name: str, *, port: int, db_env: dict[str, str], log_p
         tmp_dir = work_dir() / "tmp" / f"{app.name}-{port}"
         shutil.rmtree(tmp_dir, ignore_errors=True)
         tmp_dir.mkdir(parents=True)
-    argv, mode_env = launch_argv(app, mode, jvm_opts, jdk, tmp_dir)
+    argv, mode_env = launch_argv(app, mode, jvm_opts, jdk, tmp_dir, connection_values(db_env, port))
     env = dict(os.environ)
     env.update({"HTTP_PORT": str(port), "PERFLAB_MODE": mode_name, "DB_POOL_MIN": "5", "DB_POOL_MAX": "20"})
     env.update(db_env)

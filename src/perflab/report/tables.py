@@ -261,7 +261,7 @@ def sweep_series(view: RunView) -> list[dict]:
         name = c.params.get("series", "")
         if name and name not in known:
             known.add(name)
-            series.append({"name": name, "path": ""})
+            series.append({"name": name, "path": c.params.get("path", "")})
     return series
 
 

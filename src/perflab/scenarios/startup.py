@@ -65,7 +65,7 @@ def _one_launch(ctx: Context, verify: bool, tag: str) -> tuple[dict, dict]:
         if verify:
             problems = api_checks.verify(ctx.app, inst.base_url)
             if problems:
-                raise AppFailed("failed the contract check before measuring: " + "; ".join(problems[:5]))
+                raise AppFailed(f"failed the {api_checks.name(ctx.app)} before measuring: " + "; ".join(problems[:5]))
         inst.check_alive()
     finally:
         inst.stop()

@@ -111,7 +111,7 @@ def _jvm_pid(inst: Instance) -> int | None:
 
 
 def _evidence_now(ctx: Context, jvm_pid: int | None) -> tuple:
-    return (jvmstat.read(jvm_pid) if jvm_pid else None, dbstats.snapshot(ctx.lab.db))
+    return (jvmstat.read(jvm_pid) if jvm_pid else None, dbstats.snapshot(ctx.lab.db_for(ctx.app)))
 
 
 def _evidence(before: tuple, after: tuple, intervals: list[Interval]) -> dict:
