@@ -74,9 +74,17 @@ def target_scenarios(plan: Plan, target: Target) -> list[Scenario]:
             if phase is Phase.PREPARE:
                 if sc.applies is not None and sc.applies(target.app, target.mode):
                     out.append(sc)
-            elif sc.name in planned:
+            elif sc.name in planned and (sc.applies is None or sc.applies(target.app, target.mode)):
                 out.append(sc)
     return out
+
+
+def not_applicable(plan: Plan, target: Target) -> list[Scenario]:
+    """Planned scenarios that do not apply to this app/mode (e.g. ones that send the contract's
+    requests, for an app with an API of its own)."""
+    planned = set(plan.scenarios_for(target.mode, target.default_mode))
+    return [sc for sc in registry.all_scenarios() if sc.name in planned and sc.phase is not Phase.PREPARE
+            and sc.applies is not None and not sc.applies(target.app, target.mode)]
 
 
 def _estimate_start_s(target: Target) -> float:
@@ -231,6 +239,8 @@ def _run_target(lab: Lab, target: Target) -> None:
             for name in measured:
                 lab.outcome(app.name, mode, name, "unavailable", reason, quiet=True)
             return
+        for sc in not_applicable(lab.plan, target):
+            lab.outcome(app.name, mode, sc.name, "skipped", sc.applies_why or "does not apply to this app")
         _prepare_database(lab, app)
         state = _TargetState(verified=not lab.plan["verify"], plan=plan_for(lab.plan, app))
         on_load = [s for s in scenarios if s.phase is Phase.ON_LOAD]

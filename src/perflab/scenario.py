@@ -86,8 +86,10 @@ class Scenario:
     setup: Callable[[Any, Callable[[str], None]], None] | None = None
     # its first launch checks the contract, so the load instance need not (when it runs first)
     verifies_contract: bool = False
-    # PREPARE scenarios: whether an app/mode needs it (they are not listed in plans)
+    # whether it runs for an app/mode: PREPARE scenarios run when it says so (they are not listed in
+    # plans); a planned scenario is skipped where it says no, with applies_why as the reason
     applies: Callable[["App", str], bool] | None = None
+    applies_why: str = ""
     # the parameters of a point label stored before points carried parameters (old runs)
     legacy_params: Callable[[str], dict] | None = None
 

@@ -95,3 +95,19 @@ def test_api_must_be_a_name(tmp_path):
     desc.write_text('api = "Not A Name"\n' + desc.read_text())
     with pytest.raises(LabError, match="api must be"):
         apps.load_descriptor(desc)
+
+
+def test_a_scenario_that_sends_the_contract_requests_is_skipped_for_an_own_api(tmp_path):
+    from perflab import plan as plans
+    from perflab.runner import not_applicable, select_targets, target_scenarios
+    write_standin_app(tmp_path, "contract-app")
+    own = write_standin_app(tmp_path, "own-api-app")
+    (own / "perflab.toml").write_text('api = "study"\n' + (own / "perflab.toml").read_text())
+    plan = plans.validate({"name": "t", "scenarios": ["startup", "write"], "apps": ["contract-app", "own-api-app"]},
+                          "t", known_apps=["contract-app", "own-api-app"])
+    contract_app, own_app = select_targets(plan, tmp_path)
+    assert [s.name for s in target_scenarios(plan, contract_app)] == ["startup", "write"]
+    assert [s.name for s in target_scenarios(plan, own_app)] == ["startup"]
+    skipped = not_applicable(plan, own_app)
+    assert [s.name for s in skipped] == ["write"] and "API of its own" in skipped[0].applies_why
+    assert not_applicable(plan, contract_app) == []

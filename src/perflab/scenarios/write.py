@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from perflab.apps import CONTRACT_API
 from perflab.report.tables import Table, by_point_table
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -70,4 +71,5 @@ SCENARIO = Scenario(
     name="write", title="Read by key and create (GET /data/{key}, POST /data)", phase=Phase.ON_LOAD,
     settings=WriteSettings, run=run, estimate_s=estimate_s, tables=tables,
     legacy_params=lambda label: next((dict(r.params) for r in REQUESTS if r.label == label), {}), describe=describe,
-    charts=charts)
+    charts=charts, applies=lambda app, mode: app.api == CONTRACT_API,
+    applies_why="sends the contract's GET /data/{key} and POST /data; this app serves an API of its own")
