@@ -8,10 +8,10 @@ import org.springframework.transaction.annotation.Transactional;
 
 /**
  * A duplicate value is found by a lookup in the writing transaction (or, when two writers race,
- * by the unique constraint) and answered 409.
+ * by the unique constraint) and answered 409. Reads run outside a transaction, as in the Quarkus
+ * app (see FruitService).
  */
 @Service
-@Transactional(readOnly = true)
 public class DataObjectService {
 
     private final DataObjectRepository dataObjects;
