@@ -170,3 +170,27 @@ def test_derived_plan_values():
     assert methods.plan_value(data, "sweep.connections") == [1, 40]
     assert methods.plan_value({"limits": {"cpus": 2}}, "limits.cpus") == 2
     assert methods.plan_value({}, "limits.cpus") is None
+
+
+def test_rt2019_projection_is_computed_the_studys_way_from_this_runs_figures(tmp_path):
+    from perflab import results
+    from perflab.store import Store
+
+    store = Store(tmp_path / "r.sqlite")
+    try:
+        run = store.begin_run({"name": "x", "scenarios": ["memory", "sweep"],
+                               "sweep": {"series": [{"name": "fruits", "path": "/fruits", "connections": [10, 40]}]}}, {})
+        store.add_figure(run, "quarkus", "jvm", "memory", "rss_peak_mb", 300.0, "MB", point="load c=40")
+        for conns, rps in ((10, 1000.0), (40, 900.0)):
+            store.add_figure(run, "quarkus", "jvm", "sweep", "rps", rps, "req/s", point=f"fruits c={conns}",
+                             params={"series": "fruits", "path": "/fruits", "connections": conns})
+        store.finish_run(run, "complete")
+        rows = {p.label: p for p in ratios.study_projection(results.load(store, run))}
+        q = rows["Q-JVM"]
+        assert (q.max_rss_mb, q.processes, q.per_process_rps, q.projected_rps) == (300.0, 6, 1000.0, 6000.0)
+        assert (q.published_processes, q.published_rps) == (4, 308472)
+        assert rows["Q-native"].processes is None and rows["Q-native"].projected_rps is None
+        table = ratios.projection_rows(results.load(store, run))
+        assert ["Q-JVM", "quarkus/jvm", "300", "1,000", "6", "6,000"] == table[1][:6]
+    finally:
+        store.close()

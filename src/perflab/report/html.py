@@ -99,6 +99,10 @@ def verdict_view(results: list[ratios.ClaimResult]) -> dict:
             "counts": ratios.count(results).text()}
 
 
+def projection_view(view: RunView) -> dict:
+    return {"headers": ratios.PROJECTION_HEADERS, "rows": ratios.projection_rows(view), "note": ratios.PROJECTION_NOTE}
+
+
 def method_view(view: RunView, extras: RunExtras) -> dict:
     flags_used = sorted({f for c in view.cells for f in c.flags if f != "single"})
     return {
@@ -170,6 +174,6 @@ def render(view: RunView, extras: RunExtras) -> str:
     return templates().get_template("report.html.j2").render(
         view=view, started=started, targets=", ".join(view.targets()) or "none", toc=toc,
         environment=environment_rows(view), method=method_view(view, extras), verdicts=verdict_view(claim_results),
-        contradictions=contradiction_rows(), not_transcribed=NOT_TRANSCRIBED,
+        contradictions=contradiction_rows(), projection=projection_view(view), not_transcribed=NOT_TRANSCRIBED,
         missing=missing(view), not_in_plan=not_in_plan(view), scenarios=sections, cost=cost_view(view),
         studies=list(STUDIES.items()), plotly_js=Markup(charts.plotly_js()) if has_charts else "")

@@ -148,6 +148,10 @@ def render(view: RunView, extras: RunExtras) -> str:
     out.append("Every figure: **median** [min-max] cv n over the repeats."
                + (" Marks: " + "; ".join(keys) + "." if keys else ""))
     out += ["## Did the published claims hold here?", verdicts_md(claim_results)]
+    projection = ratios.projection_rows(view)
+    if projection:
+        out += ["### RT-2019's processes per 2048 MB, computed the study's way", ratios.PROJECTION_NOTE,
+                md_table(ratios.PROJECTION_HEADERS, projection)]
     out += ["## What the studies contradict themselves on", contradictions_md()]
     out.append("## What is missing")
     gaps = missing(view)

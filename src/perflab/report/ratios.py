@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass, field
 
 from perflab import stats
-from perflab.report.published import CLAIMS, Claim, Where, target_of
-from perflab.report.tables import cell_order
+from perflab.report.published import CLAIMS, RT2019_BUDGET_MB, Claim, Where, claim, target_of
+from perflab.report.tables import cell_order, fmt_published, fmt_value
 from perflab.results import Cell, RunView
 
 HELD, NOT_HELD, UNCLEAR, NO_RATIO = "held", "did not hold", "unclear", "no ratio"
@@ -268,3 +268,64 @@ def count(results: list[ClaimResult]) -> Counts:
             if ratio.size:
                 out.size[ratio.size] = out.size.get(ratio.size, 0) + 1
     return out
+
+
+# --- RT-2019's projection, computed the study's way --------------------------------------------
+
+@dataclass
+class Projection:
+    """RT-2019's processes per 2048 MB as the study computed them (floor(budget / max RSS) x one
+    process's best req/s), from this run's figures, beside what density measured."""
+
+    label: str
+    target: str
+    max_rss_mb: float | None  # memory's peak RSS here
+    per_process_rps: float | None  # the best req/s on /fruits in the sweep here
+    processes: int | None
+    projected_rps: float | None
+    measured_instances: float | None  # density: processes that really fitted
+    measured_projected_rps: float | None  # density's own projection
+    published_processes: float | None
+    published_rps: float | None
+
+
+def _median(view: RunView, where: Where, target: str) -> float | None:
+    found = find_measured(view, where, target)
+    return found.cell.summary.median if found else None
+
+
+def study_projection(view: RunView) -> list[Projection]:
+    processes_claim, rps_claim = claim("rt2019-density"), claim("rt2019-density-rps")
+    out = []
+    for label, published_processes in processes_claim.figures:
+        target = target_of(label)
+        rss = _median(view, claim("rt2019-max-rss").where, target)
+        per = _median(view, Where("sweep", "rps", path="/fruits", best=True), target)
+        processes = math.floor(RT2019_BUDGET_MB / rss) if rss else None
+        out.append(Projection(label, target, rss, per, processes,
+                              processes * per if processes is not None and per is not None else None,
+                              _median(view, processes_claim.where, target), _median(view, rps_claim.where, target),
+                              published_processes, rps_claim.value(label)))
+    return out
+
+
+PROJECTION_NOTE = ("The study did not start its processes: it divided 2048 MB by each one's max RSS, rounded down, "
+                   "and multiplied by one process's req/s. The same computation from this run's figures, beside the "
+                   "processes density really fitted.")
+PROJECTION_HEADERS = ["study", "here", "max RSS MB", "best req/s on /fruits", f"⌊{RT2019_BUDGET_MB} / max RSS⌋",
+                      "projected req/s", "published processes", "published req/s", "density: processes that fitted",
+                      "density: projected req/s"]
+
+
+def projection_rows(view: RunView) -> list[list[str]]:
+    """The projection as table rows; empty when this run has no max RSS for any of the study's apps."""
+    rows = study_projection(view)
+    if not any(p.max_rss_mb for p in rows):
+        return []
+
+    def text(v: float | None) -> str:
+        return "-" if v is None else fmt_value(v)
+
+    return [[p.label, p.target, text(p.max_rss_mb), text(p.per_process_rps), "-" if p.processes is None else str(p.processes), text(p.projected_rps),
+             fmt_published(p.published_processes), fmt_published(p.published_rps), text(p.measured_instances),
+             text(p.measured_projected_rps)] for p in rows]

@@ -251,6 +251,9 @@ CLAIMS: list[Claim] = [
        {"Spring": 26.9, "Q-JVM": 23.4, "Q-native": 47.4}, False, method="the built artifact's size"),
 ]
 
+# RT-2019's density is a projection: processes = floor(budget / max RSS), times one process's req/s.
+RT2019_BUDGET_MB = 2048
+
 # LAB-2020's cost model: node savings of an estate of 300 services against Framework A.
 PUBLISHED_SAVINGS = {"Q-JVM": 0.37, "Q-native": 0.64}
 COST_STUDY = "LAB-2020"
