@@ -332,3 +332,17 @@ def test_later_scenarios_get_tables_charts_and_their_published_figures(tmp_path)
         assert 'data-chart="soak-rps"' in doc
     finally:
         store.close()
+
+
+def test_a_study_plans_report_sets_each_setting_against_the_studys_recorded_method(tmp_path):
+    store = Store(tmp_path / "r.sqlite")
+    try:
+        plan = {**PLAN, "name": "lab2020", "reductions": ["limits.cpus: one core here"]}
+        _, doc, md = _render(make_run(store, plan=plan))
+        listed = _html_text(re.search(r'<ul class="plain" data-list="against-study">(.*?)</ul>', doc, re.S).group(1))
+        assert "Settings against LAB-2020's recorded method" in md
+        assert "limits.cpus: study 4" in listed and "differs, declared below" in listed
+        assert "limits.jvm_opts: study -Xmx64m" in listed and "here -Xmx64m: as the study" in listed
+        assert "limits.memory_mb: study 256" in md and "here 1024: differs, NOT declared" in md
+    finally:
+        store.close()

@@ -194,3 +194,16 @@ def test_rt2019_projection_is_computed_the_studys_way_from_this_runs_figures(tmp
         assert ["Q-JVM", "quarkus/jvm", "300", "1,000", "6", "6,000"] == table[1][:6]
     finally:
         store.close()
+
+
+def test_the_report_lists_each_recorded_setting_of_the_study_and_flags_an_undeclared_difference():
+    data = copy.deepcopy(plans.load("lab2020").data)
+    study, lines = methods.against_study(data)
+    assert study == "LAB-2020" and len(lines) == len(methods.METHODS["LAB-2020"])
+    cpus = next(x for x in lines if x.startswith("limits.cpus:"))
+    assert "study 4" in cpus and "here 1" in cpus and cpus.endswith("differs, declared below")
+    assert next(x for x in lines if x.startswith("scaleup.runs:")).endswith("as the study")
+    data["scaleup"]["runs"] = 5
+    _, lines = methods.against_study(data)
+    assert next(x for x in lines if x.startswith("scaleup.runs:")).endswith("differs, NOT declared")
+    assert methods.against_study({"name": "quick"}) is None

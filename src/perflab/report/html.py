@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from perflab import registry
 from perflab.report import charts, cost, ratios
-from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows
+from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.tables import (SERIOUS_FLAGS, scenario_title, flag_help, fmt_published, fmt_ratio,
@@ -107,7 +107,7 @@ def method_view(view: RunView, extras: RunExtras) -> dict:
     flags_used = sorted({f for c in view.cells for f in c.flags if f != "single"})
     return {
         "rows": method_rows(view), "unenforced": unenforced_limits(view, extras), "limits": sorted(extras.limits),
-        "reductions": reductions(view),
+        "reductions": reductions(view), "against_study": methods.against_study(view.plan),
         "driver_bound": [f"{t} {s} {p}: {why or 'no reason recorded'}" for t, s, p, why in extras.driver_bound],
         "marks": [f"{FLAG_BADGE.get(f, f)}: {flag_help(f)}" for f in flags_used],
     }

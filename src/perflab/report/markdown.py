@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from perflab.report import cost, ratios
-from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows
+from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.tables import (FLAG_MARK, Table, scenario_title, flag_help, fmt_published, fmt_ratio, fmt_value,
@@ -137,6 +137,9 @@ def render(view: RunView, extras: RunExtras) -> str:
     unenforced = unenforced_limits(view, extras)
     if unenforced:
         out.append("**Limits not enforced:**\n\n" + "\n".join(f"- {x}" for x in unenforced))
+    against = methods.against_study(view.plan)
+    if against:
+        out.append(f"Settings against {against[0]}'s recorded method:\n\n" + "\n".join(f"- {x}" for x in against[1]))
     reds = reductions(view)
     if reds:
         out.append("Reductions against the studies' method:\n\n" + "\n".join(f"- {x}" for x in reds))

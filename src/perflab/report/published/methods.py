@@ -41,7 +41,7 @@ DERIVED: dict[str, Callable[[dict], Any]] = {
 
 METHODS: dict[str, tuple[Setting, ...]] = {
     "RT-2019": (
-        Setting("limits.cpus", None, "the app had its machine's CPUs (the load came from another machine)"),
+        Setting("limits.cpus", None, "the app had its machine's CPUs; the load came from another machine"),
         Setting("limits.memory_mb", None, "no memory limit"),
         Setting("sweep.paths", ["/fruits"], "GET /fruits"),
         Setting("sweep.connections", [1, 40], "1..40 connections"),
@@ -53,18 +53,18 @@ METHODS: dict[str, tuple[Setting, ...]] = {
         Setting("soak.duration_s", 10800.0, "more than 3 h", at_least=True),
     ),
     "LAB-2020": (
-        Setting("limits.cpus", 4, "bare-metal cgroup of 4 cores (labs 1.3, 3.1)"),
-        Setting("limits.memory_mb", 256, "bare-metal cgroup of 256 MB (labs 1.3, 3.1)"),
+        Setting("limits.cpus", 4, "bare-metal cgroup of 4 cores, labs 1.3 and 3.1"),
+        Setting("limits.memory_mb", 256, "bare-metal cgroup of 256 MB, labs 1.3 and 3.1"),
         Setting("limits.jvm_opts", ["-Xmx64m"], "heap -Xmx64m for all"),
         Setting("sweep.paths", ["/todos"], "GET todos"),
         Setting("sweep.connections", [8, 56], "8..56 connections"),
         Setting("memory.load_path", "/todos", "memory under load on GET todos"),
         Setting("density.budget_mb", 2048, "pods in 2 GB"),
         Setting("density.max_instances", 98, "98 native pods", at_least=True),
-        Setting("startup.poll_ms", 100.0, "the health endpoint probed every 0.1 s (lab 3.1)"),
-        Setting("scaleup.runs", 3, "3 runs, median (lab 2.1)"),
-        Setting("coldstart.runs", 3, "3 runs, median (lab 3.2)"),
-        Setting("coldstart.reference", "go-reference", "a Go app as the reference (lab 3.2)"),
+        Setting("startup.poll_ms", 100.0, "lab 3.1 probed the health endpoint every 0.1 s"),
+        Setting("scaleup.runs", 3, "lab 2.1: 3 runs, median"),
+        Setting("coldstart.runs", 3, "lab 3.2: 3 runs, median"),
+        Setting("coldstart.reference", "go-reference", "lab 3.2: a Go app as the reference"),
     ),
     "KT-2020": (
         Setting("startup.runs", 11, "11 launches"),
@@ -105,6 +105,31 @@ def declared_keys(reductions: list[str]) -> set[str]:
 def deviations(plan: dict, study: str) -> list[tuple[Setting, Any]]:
     """Every recorded setting of the study the plan does not follow, with the plan's value."""
     return [(s, plan_value(plan, s.key)) for s in METHODS[study] if not s.follows(plan_value(plan, s.key))]
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "no limit"
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(value)
+    return f"{value:g}" if isinstance(value, float) else f"{value}"
+
+
+def against_study(plan: dict) -> tuple[str, list[str]] | None:
+    """For a study's plan: every recorded setting of the study, what the plan does, and whether
+    a reduction declares the difference; None for a plan that is no study's."""
+    study = STUDY_PLANS.get(plan.get("name", ""))
+    if study is None:
+        return None
+    declared = declared_keys(plan.get("reductions", []))
+    lines = []
+    for s in METHODS[study]:
+        planned = plan_value(plan, s.key)
+        verdict = ("as the study" if s.follows(planned)
+                   else "differs, declared below" if s.key in declared else "differs, NOT declared")
+        lines.append(f"{s.key}: study {_shown(s.value)}{' or more' if s.at_least else ''} ({s.said}); "
+                     f"here {_shown(planned)}: {verdict}")
+    return study, lines
 
 
 def undeclared(plan: dict, study: str) -> list[str]:
