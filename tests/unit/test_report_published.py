@@ -207,3 +207,13 @@ def test_the_report_lists_each_recorded_setting_of_the_study_and_flags_an_undecl
     _, lines = methods.against_study(data)
     assert next(x for x in lines if x.startswith("scaleup.runs:")).endswith("differs, NOT declared")
     assert methods.against_study({"name": "quick"}) is None
+
+
+def test_settings_of_scenarios_the_plan_does_not_run_are_no_deviation():
+    data = copy.deepcopy(plans.load("lab2020").data)
+    data["density"]["max_instances"] = 40
+    data["scenarios"] = [s for s in data["scenarios"] if s != "density"]
+    assert methods.undeclared(data, "LAB-2020") == []
+    _, lines = methods.against_study(data)
+    assert next(x for x in lines if x.startswith("density.max_instances:")).endswith("not run in this plan")
+    assert methods.runs(data, "limits.cpus")

@@ -102,9 +102,17 @@ def declared_keys(reductions: list[str]) -> set[str]:
     return keys
 
 
+def runs(plan: dict, key: str) -> bool:
+    """Whether a setting acts in this plan: limits always, a scenario's keys when it is planned."""
+    top = key.split(".", 1)[0]
+    return top in ("limits", "topology") or top in plan.get("scenarios", [top])
+
+
 def deviations(plan: dict, study: str) -> list[tuple[Setting, Any]]:
-    """Every recorded setting of the study the plan does not follow, with the plan's value."""
-    return [(s, plan_value(plan, s.key)) for s in METHODS[study] if not s.follows(plan_value(plan, s.key))]
+    """Every recorded setting of the study the plan does not follow (of the scenarios it runs),
+    with the plan's value."""
+    return [(s, plan_value(plan, s.key)) for s in METHODS[study]
+            if runs(plan, s.key) and not s.follows(plan_value(plan, s.key))]
 
 
 def _shown(value: Any) -> str:
@@ -125,7 +133,7 @@ def against_study(plan: dict) -> tuple[str, list[str]] | None:
     lines = []
     for s in METHODS[study]:
         planned = plan_value(plan, s.key)
-        verdict = ("as the study" if s.follows(planned)
+        verdict = ("not run in this plan" if not runs(plan, s.key) else "as the study" if s.follows(planned)
                    else "differs, declared below" if s.key in declared else "differs, NOT declared")
         lines.append(f"{s.key}: study {_shown(s.value)}{' or more' if s.at_least else ''} ({s.said}); "
                      f"here {_shown(planned)}: {verdict}")
