@@ -250,10 +250,13 @@ class Counts:
     size: dict[str, int] = field(default_factory=dict)
 
     def text(self) -> str:
-        order = lambda d, keys: ", ".join(f"{k} {d[k]}" for k in keys if d.get(k))  # noqa: E731
         return (f"{self.checked} of {self.total} published ratios checked; direction: "
-                f"{order(self.direction, (HELD, NOT_HELD, UNCLEAR, NO_RATIO)) or 'none'}; size (±{SIZE_TOLERANCE:.0%}): "
-                f"{order(self.size, (SIZE_WITHIN, SIZE_OFF)) or 'none'}")
+                f"{_tally(self.direction, (HELD, NOT_HELD, UNCLEAR, NO_RATIO))}; size (±{SIZE_TOLERANCE:.0%}): "
+                f"{_tally(self.size, (SIZE_WITHIN, SIZE_OFF))}")
+
+
+def _tally(counts: dict[str, int], order: tuple[str, ...]) -> str:
+    return ", ".join(f"{k} {counts[k]}" for k in order if counts.get(k)) or "none"
 
 
 def count(results: list[ClaimResult]) -> Counts:
