@@ -321,7 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--timeout", type=float, default=180.0, help="start: seconds to wait for readiness (default 180)")
     a.set_defaults(func=cmd_apps)
 
-    rep = sub.add_parser("report", help="write the HTML and Markdown report of a run (published figures and ratios beside it)")
+    rep = sub.add_parser("report", help="write the HTML and Markdown report of a run (published figures and ratios beside it, "
+                                           "verdicts by direction and size, the studies' own contradictions)")
     rep.add_argument("run", nargs="?", default="last", help="run id, a unique prefix, or 'last' (default)")
     rep.add_argument("--out", help="directory for report.html and report.md (default .perflab/reports/RUN/)")
     rep.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_report"]).cli_report(a))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from perflab import results
-from perflab.report import facts, html, markdown, tables, write_report
+from perflab.report import facts, html, markdown, published, ratios, tables, write_report
 from perflab.report.tables import fmt_value
 from perflab.store import Store
 
@@ -235,17 +235,35 @@ def test_published_figures_and_the_ratio_sit_beside_the_measured_table(synthetic
     startup = re.search(r'<section id="s-startup".*?</section>', doc, re.S).group(0)
     claim = re.search(r'data-claim="lab2020-ttfr">(.*?)</div>', startup, re.S).group(1)
     qrow = re.search(r'<tr data-label="Q-JVM">(.*?)</tr>', claim, re.S).group(1)
-    spring = sorted(4000.0 + 100 * i for i in (1, 2, 3))
-    quarkus = sorted(2000.0 + 100 * i for i in (1, 2, 3))
-    expected = quarkus[1] / spring[1]
+    # LAB-2020 3.1 probed the health endpoint: time to ready, over every launch, the first included
+    spring = sorted(4100.0 + 100 * i for i in range(4))
+    quarkus = sorted(2050.0 + 100 * i for i in range(4))
+    expected = ((quarkus[1] + quarkus[2]) / 2) / ((spring[1] + spring[2]) / 2)
     assert f"{4455 / 9649:.2f}x" in qrow  # published Q-JVM / A
-    assert f"{expected:.2f}x" in qrow
-    assert f"[{quarkus[0] / spring[2]:.2f}x-{quarkus[2] / spring[0]:.2f}x]" in qrow
+    assert f"{expected:.2f}x" in qrow and "all launches" in qrow
+    assert f"[{quarkus[0] / spring[3]:.2f}x-{quarkus[3] / spring[0]:.2f}x]" in qrow
     assert "held" in qrow and "did not hold" not in qrow
+    assert f"within ±25% ({expected / (4455 / 9649):.2f}x published)" in qrow
     # KT-2020 published Spring faster on GET /data: here quarkus is twice as fast, so it did not hold
     kt = re.search(r'data-claim="kt2020-get">(.*?)</div>', doc, re.S).group(1)
     assert "did not hold" in re.search(r'<tr data-label="Q-JVM">(.*?)</tr>', kt, re.S).group(1)
     assert "did not hold" in md
+    # the verdicts count direction and size apart, in both reports
+    counts = ratios.count(ratios.evaluate_all(view)).text()
+    assert counts in _html_text(doc) and counts in md and "size (±25%)" in counts
+
+
+def test_the_studies_contradictions_are_listed_with_their_wording_and_the_value_compared(synthetic):
+    _, doc, md = _render(synthetic)
+    table = _table(doc, "contradictions")
+    for c in published.CONTRADICTIONS:
+        row = re.search(rf'<tr data-contradiction="{re.escape(c.key)}">(.*?)</tr>', table, re.S).group(1)
+        text = html_lib.unescape(row)
+        assert all(w in text for w in c.wordings) and c.compared in text and c.finding() in text
+        assert c.wordings[0] in md
+    assert "## What the studies contradict themselves on" in md
+    for n in published.NOT_TRANSCRIBED:
+        assert f"{n.what}: not transcribed: {n.why}" in md
 
 
 def test_write_report_writes_both_files_for_the_last_run(synthetic, tmp_path):
@@ -308,8 +326,23 @@ def test_later_scenarios_get_tables_charts_and_their_published_figures(tmp_path)
             assert "<table" in section and 'class="published"' in section, scenario
         scaleup = re.search(r'data-claim="lab2020-scaleup">(.*?)</div>', doc, re.S).group(1)
         q = re.search(r'<tr data-label="Q-JVM">(.*?)</tr>', scaleup, re.S).group(1)
-        assert f"{(1500 + 2) / (3000 + 2):.2f}x" in q and "held" in q  # the warm launches' medians
+        # LAB-2020 2.1's median included the first run: all four launches
+        assert f"{(1500 + 1.5) / (3000 + 1.5):.2f}x" in q and "held" in q
         assert "lower-bound" in re.search(r'<section id="s-density".*?</section>', doc, re.S).group(0)
         assert 'data-chart="soak-rps"' in doc
+    finally:
+        store.close()
+
+
+def test_a_study_plans_report_sets_each_setting_against_the_studys_recorded_method(tmp_path):
+    store = Store(tmp_path / "r.sqlite")
+    try:
+        plan = {**PLAN, "name": "lab2020", "reductions": ["limits.cpus: one core here"]}
+        _, doc, md = _render(make_run(store, plan=plan))
+        listed = _html_text(re.search(r'<ul class="plain" data-list="against-study">(.*?)</ul>', doc, re.S).group(1))
+        assert "Settings against LAB-2020's recorded method" in md
+        assert "limits.cpus: study 4" in listed and "differs, declared below" in listed
+        assert "limits.jvm_opts: study -Xmx64m" in listed and "here -Xmx64m: as the study" in listed
+        assert "limits.memory_mb: study 256" in md and "here 1024: differs, NOT declared" in md
     finally:
         store.close()

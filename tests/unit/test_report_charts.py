@@ -14,7 +14,8 @@ import plotly.offline
 import pytest
 
 from perflab import results
-from perflab.report import charts, facts, html
+from perflab.report import charts, facts, html, published
+from perflab.report.published import curves as curves_module
 from perflab.store import Store
 from tests.unit.test_report import ENV, PLAN, make_run
 
@@ -89,7 +90,7 @@ def test_throughput_vs_connections_holds_each_app_modes_medians_and_ranges(synth
     syn, view, _ = synthetic
     chart = {c.key: c for c in charts.sweep_charts(view, charts.colors_for(view))}["throughput-fruits"]
     assert chart.spec()["layout"]["title"]["text"] == "fruits /fruits: throughput vs connections"
-    shown = _shown(chart)
+    shown = {k: v for k, v in _shown(chart).items() if not k.endswith("(published)")}
     assert sorted(shown) == ["quarkus/jvm", "spring-boot/jvm"]  # one trace per app/mode
     raw = _raw(syn, "sweep", "rps")
     for target, trace in shown.items():
@@ -107,7 +108,7 @@ def test_throughput_vs_connections_holds_each_app_modes_medians_and_ranges(synth
 def test_latency_vs_connections_uses_a_log_axis_covering_the_values(synthetic):
     _, view, _ = synthetic
     chart = {c.key: c for c in charts.sweep_charts(view, charts.colors_for(view))}["latency-fruits"]
-    shown = _shown(chart)
+    shown = {k: v for k, v in _shown(chart).items() if not k.endswith("(published)")}
     assert sorted(shown) == ["quarkus/jvm mean", "quarkus/jvm p99", "spring-boot/jvm mean", "spring-boot/jvm p99"]
     assert shown["spring-boot/jvm p99"]["line"]["dash"] == "dash"
     assert shown["spring-boot/jvm mean"]["line"]["dash"] == "solid"
@@ -116,6 +117,33 @@ def test_latency_vs_connections_uses_a_log_axis_covering_the_values(synthetic):
     assert yaxis["type"] == "log" and yaxis["title"]["text"] == "latency ms (log)"
     assert min(yaxis["tickvals"]) <= min(ys) and max(yaxis["tickvals"]) >= max(ys)
     assert [t for v, t in zip(yaxis["tickvals"], yaxis["ticktext"]) if v == 10] == ["10"]
+
+
+def test_published_curves_sit_on_a_second_axis_in_their_app_modes_colour(synthetic, monkeypatch):
+    _, view, _ = synthetic
+    colors = charts.colors_for(view)
+    chart = {c.key: c for c in charts.sweep_charts(view, colors)}["throughput-fruits"]
+    drawn = {k: v for k, v in _shown(chart).items() if k.endswith("(published)")}
+    rt = published.claim("rt2019-rps-40")
+    for label, value in rt.figures:
+        trace = drawn[f"RT-2019 {label} (published)"]
+        assert (trace["x"], trace["y"], trace["yaxis"]) == ([40], [value], "y2")
+        expected = colors.get(published.target_of(label), charts.PUBLISHED_GREY)
+        assert trace["line"]["color"] == expected and trace["line"]["dash"] == "dot"
+    layout = chart.spec()["layout"]
+    assert layout["yaxis2"]["overlaying"] == "y" and layout["yaxis2"]["side"] == "right"
+    assert "only its 40-connection row is transcribed" in chart.note
+    # once more rows are transcribed, the curve is drawn whole and the note says nothing is missing
+    monkeypatch.setitem(curves_module.EXTRA_ROWS, ("RT-2019", "/fruits", "rps"), {"Q-JVM": {1: 9000.0, 35: 77118.0}})
+    chart = {c.key: c for c in charts.sweep_charts(view, colors)}["throughput-fruits"]
+    qjvm = _shown(chart)["RT-2019 Q-JVM (published)"]
+    assert qjvm["x"] == [1, 35, 40] and qjvm["mode"] == "lines+markers"
+    assert "not drawn" not in chart.note
+
+
+def test_published_figures_alone_give_no_chart():
+    lonely = charts.Series("p", "#000", [charts.Point(40, 1.0)], axis="y2")
+    assert charts.line_chart("t", [lonely], charts.Axis("x"), charts.Axis("y"), y2=charts.Axis("p")) is None
 
 
 def test_startup_strip_shows_every_launch_and_the_warm_median(synthetic):

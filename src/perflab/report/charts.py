@@ -21,11 +21,14 @@ from pathlib import Path
 import plotly.graph_objects as go
 import plotly.offline
 
+from perflab.report.published.claims import target_of
+from perflab.report.published.curves import curves
 from perflab.report.tables import PERCENTILES, fmt_value, points_in_order, sweep_series
 from perflab.results import Cell, RunView
 
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#444444", "#B8860B"]
 FLAG_RED = "#C00000"
+PUBLISHED_GREY = "#777777"  # a study label with no app/mode in this run
 MAX_LINE_POINTS = 400
 LINE_HEIGHT = 400
 FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
@@ -55,6 +58,7 @@ class Series:
     markers: bool = True
     legend: bool = True
     group: str = ""  # legend group, so one legend entry toggles related series; the name when empty
+    axis: str = ""  # "y2": drawn against a second y axis on the right (a study's published figures)
 
 
 @dataclass
@@ -146,6 +150,8 @@ def _figure(title: str, x: dict, y: dict, height: int, legend: bool = True) -> g
 
 
 def _symbol(flags: frozenset[str]) -> str:
+    if "published" in flags:
+        return "diamond-open"
     return "circle-open" if {"noisy", "cold"} & flags else "circle"
 
 
@@ -183,14 +189,20 @@ def _error_bars(points: list[Point], color: str) -> dict | None:
             "arrayminus": [p.y - p.low if p.low is not None else 0 for p in points]}
 
 
-def line_chart(title: str, series: list[Series], x: Axis, y: Axis, *, key: str = "") -> Chart | None:
-    """Lines with markers and min..max error bars; None when there is nothing to draw."""
+def line_chart(title: str, series: list[Series], x: Axis, y: Axis, *, key: str = "",
+               y2: Axis | None = None) -> Chart | None:
+    """Lines with markers and min..max error bars; None when there is nothing measured to draw.
+    Series with axis "y2" are drawn against a second y axis on the right, described by ``y2``."""
     series = [s for s in series if s.points]
-    if not series:
+    if not any(s.axis != "y2" for s in series):
         return None
     xs = [p.x for s in series for p in s.points]
-    ys = [v for s in series for p in s.points for v in (p.y, p.low, p.high) if v is not None]
+    ys = [v for s in series if s.axis != "y2" for p in s.points for v in (p.y, p.low, p.high) if v is not None]
     fig = _figure(title, _axis(x, xs), _axis(y, ys), LINE_HEIGHT)
+    right = [p.y for s in series if s.axis == "y2" for p in s.points]
+    if right and y2 is not None:
+        fig.update_layout(yaxis2={**_axis(y2, right), "overlaying": "y", "side": "right", "showgrid": False},
+                          margin={"r": 64})
     flags: set[str] = set()
     for s in series:
         pts = sorted(s.points, key=lambda p: p.x)
@@ -200,6 +212,7 @@ def line_chart(title: str, series: list[Series], x: Axis, y: Axis, *, key: str =
         mode = "lines" if not s.markers else "markers" if len(pts) == 1 else "lines+markers"
         fig.add_trace(go.Scatter(
             x=[p.x for p in pts], y=[p.y for p in pts], name=s.name, legendgroup=group, showlegend=s.legend,
+            yaxis="y2" if s.axis == "y2" and y2 is not None else "y",
             mode=mode, line={"color": s.color, "width": 2, "dash": s.dash or "solid"},
             marker={"color": s.color, "size": 8, "symbol": [_symbol(p.flags) for p in pts], "line": {"width": 1.6}},
             error_y=_error_bars(pts, s.color), hovertext=tips, hoverinfo="text"))
@@ -267,21 +280,46 @@ def sweep_charts(view: RunView, colors: dict[str, str]) -> list[Chart]:
             return [_point(c, _conns(c), c.point) for c in cells if c.target == target and c.metric == metric]
 
         thr = [Series(t, colors[t], points(t, "rps")) for t in targets]
-        chart = line_chart(f"{name} {path}: throughput vs connections", thr, Axis("connections"),
-                           Axis("req/s (median, whiskers min-max)", zero=True), key=f"throughput-{name}")
+        published_thr = published_series(path, "rps", colors)
+        chart = line_chart(f"{name} {path}: throughput vs connections", thr + published_thr, Axis("connections"),
+                           Axis("req/s (median, whiskers min-max)", zero=True), key=f"throughput-{name}",
+                           y2=Axis("published req/s (the study's hardware)", zero=True))
         if chart:
+            chart.note = "; ".join(x for x in (chart.note, published_note(published_thr)) if x)
             charts.append(chart)
         lat = []
         for t in targets:
             lat.append(Series(f"{t} mean", colors[t], points(t, "latency_mean_ms")))
             lat.append(Series(f"{t} p99", colors[t], points(t, "latency_p99_ms"), dash="dash"))
+        published_lat = published_series(path, "latency_mean_ms", colors, " mean")
         ys = [p.y for s_ in lat for p in s_.points]
-        chart = line_chart(f"{name} {path}: latency vs connections", lat, Axis("connections"),
+        chart = line_chart(f"{name} {path}: latency vs connections", lat + published_lat, Axis("connections"),
                            Axis("latency ms", log=_spans_decades(ys), zero=not _spans_decades(ys)),
-                           key=f"latency-{name}")
+                           key=f"latency-{name}", y2=Axis("published mean latency ms (the study's hardware)"))
         if chart:
+            chart.note = "; ".join(x for x in (chart.note, published_note(published_lat)) if x)
             charts.append(chart)
     return charts
+
+
+def published_series(path: str, metric: str, colors: dict[str, str], suffix: str = "") -> list[Series]:
+    """The studies' published curves for this path and metric, dotted against the right axis, in the
+    colour of the app/mode they stand for, so shapes compare across machines."""
+    out = []
+    for c in curves(path, metric):
+        target = target_of(c.label)
+        pts = [Point(float(x), y, flags=frozenset({"published"}), note=f"c={x} published") for x, y in c.points]
+        out.append(Series(f"{c.study} {c.label}{suffix} (published)", colors.get(target, PUBLISHED_GREY), pts,
+                          dash="dot", axis="y2"))
+    return out
+
+
+def published_note(series: list[Series]) -> str:
+    if not series:
+        return ""
+    single = all(len(s.points) == 1 for s in series)
+    return ("dotted diamonds, right axis: the study's published figures on its own hardware"
+            + ("; only its 40-connection row is transcribed, so its curve's shape is not drawn" if single else ""))
 
 
 def _nines(percentile: float) -> float:

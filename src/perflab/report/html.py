@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from perflab import registry
 from perflab.report import charts, cost, ratios
-from perflab.report.published import STUDIES
+from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.tables import (SERIOUS_FLAGS, scenario_title, flag_help, fmt_published, fmt_ratio,
@@ -64,7 +64,8 @@ def claim_view(res: ratios.ClaimResult) -> dict:
     """A published claim beside this run's figures: one row per study label, or why none compares."""
     claim = res.claim
     out = {"key": claim.key, "study": claim.study, "what": claim.what, "unit": claim.unit,
-           "where": claim.where.describe(), "note": claim.note, "baseline": STUDIES[claim.study].baseline, "rows": []}
+           "where": claim.where.describe(), "note": claim.note, "baseline": STUDIES[claim.study].baseline, "rows": [],
+           "provenance": claim.provenance(), "ratios": claim.ratios}
     if not ratios.has_any_measured(res):
         out["listed"] = ", ".join(f"{lbl} {fmt_published(v)}" for lbl, v in claim.figures)
         out["reasons"] = "; ".join(f"{r.target}: {r.missing_reason}" for r in res.rows)
@@ -76,7 +77,8 @@ def claim_view(res: ratios.ClaimResult) -> dict:
             "why": "" if r.measured else r.missing_reason, "published": fmt_published(r.published),
             "mop": fmt_ratio(r.measured_over_published), "ratio": r.ratio,
             "ratio_published": "" if r.ratio is None else fmt_ratio(r.ratio.published),
-            "ratio_measured": "" if r.ratio is None else measured_ratio_text(r.ratio)})
+            "ratio_measured": "" if r.ratio is None else measured_ratio_text(r.ratio),
+            "size": "" if r.ratio is None else r.ratio.size_text()})
     return out
 
 
@@ -92,15 +94,20 @@ def verdict_view(results: list[ratios.ClaimResult]) -> dict:
                          "baseline_label": res.baseline_label, "target": row.target,
                          "baseline_target": ratios.target_of(res.baseline_label),
                          "published": fmt_ratio(ratio.published), "measured": measured_ratio_text(ratio),
-                         "ratio": ratio})
-    return {"rows": rows, "unchecked": unchecked, "total": sum(len(r.verdicts()) for r in results)}
+                         "ratio": ratio, "size": ratio.size_text()})
+    return {"rows": rows, "unchecked": unchecked, "total": sum(len(r.verdicts()) for r in results),
+            "counts": ratios.count(results).text()}
+
+
+def projection_view(view: RunView) -> dict:
+    return {"headers": ratios.PROJECTION_HEADERS, "rows": ratios.projection_rows(view), "note": ratios.PROJECTION_NOTE}
 
 
 def method_view(view: RunView, extras: RunExtras) -> dict:
     flags_used = sorted({f for c in view.cells for f in c.flags if f != "single"})
     return {
         "rows": method_rows(view), "unenforced": unenforced_limits(view, extras), "limits": sorted(extras.limits),
-        "reductions": reductions(view),
+        "reductions": reductions(view), "against_study": methods.against_study(view.plan),
         "driver_bound": [f"{t} {s} {p}: {why or 'no reason recorded'}" for t, s, p, why in extras.driver_bound],
         "marks": [f"{FLAG_BADGE.get(f, f)}: {flag_help(f)}" for f in flags_used],
     }
@@ -159,7 +166,7 @@ def render(view: RunView, extras: RunExtras) -> str:
     scenarios = report_scenarios(view)
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(view.started_at)) if view.started_at else "?"
     toc = [("environment", "Environment"), ("method", "Method and limits"), ("verdicts", "Published claims"),
-           ("missing", "What is missing")] + [(f"s-{s}", s) for s in scenarios] + [("cost", "Cost model")]
+           ("contradictions", "Study contradictions"), ("missing", "What is missing")] + [(f"s-{s}", s) for s in scenarios] + [("cost", "Cost model")]
     ids = itertools.count(1)
     sections = [scenario_view(view, s, extras, colors, [r for r in claim_results if r.claim.where.scenario == s], ids)
                 for s in scenarios]
@@ -167,5 +174,6 @@ def render(view: RunView, extras: RunExtras) -> str:
     return templates().get_template("report.html.j2").render(
         view=view, started=started, targets=", ".join(view.targets()) or "none", toc=toc,
         environment=environment_rows(view), method=method_view(view, extras), verdicts=verdict_view(claim_results),
+        contradictions=contradiction_rows(), projection=projection_view(view), not_transcribed=NOT_TRANSCRIBED,
         missing=missing(view), not_in_plan=not_in_plan(view), scenarios=sections, cost=cost_view(view),
         studies=list(STUDIES.items()), plotly_js=Markup(charts.plotly_js()) if has_charts else "")

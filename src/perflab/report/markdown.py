@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from perflab.report import cost, ratios
-from perflab.report.published import STUDIES
+from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.tables import (FLAG_MARK, Table, scenario_title, flag_help, fmt_published, fmt_ratio, fmt_value,
@@ -62,30 +62,37 @@ def claim_md(res: ratios.ClaimResult) -> str:
         here = r.target + (f" ({r.measured.point})" if r.measured and r.measured.point not in ("", "warm") else "")
         if not r.measured:
             here += f" ({r.missing_reason})"
-        ratio = ["baseline", "", ""] if r.ratio is None else [fmt_ratio(r.ratio.published), _ratio_text(r.ratio),
-                                                              _verdict(r.ratio)]
+        none = "baseline" if c.ratios else "no ratio drawn by the study"
+        ratio = [none, "", "", ""] if r.ratio is None else [fmt_ratio(r.ratio.published), _ratio_text(r.ratio),
+                                                            _verdict(r.ratio), r.ratio.size_text()]
         rows.append([r.label, here, fmt_published(r.published), cell_md(r.measured.cell if r.measured else None),
                      fmt_ratio(r.measured_over_published), *ratio])
     table = md_table(["study", "here", "published", "measured here", "measured / published",
-                      f"÷ {base} published", f"÷ {base} measured [range]", "claim"], rows)
-    return f"{head}\n\n{table}" + (f"\n\n_{c.note}_" if c.note else "")
+                      f"÷ {base} published", f"÷ {base} measured [range]", "direction", "size"], rows)
+    return f"{head}\n\n{table}" + (f"\n\n_{c.note}_" if c.note else "") + f"\n\n_{c.provenance()}_"
 
 
 def verdicts_md(results: list[ratios.ClaimResult]) -> str:
     rows = []
-    total = 0
     for res in results:
         for row, ratio in res.verdicts():
-            total += 1
             if ratio.measured is not None:
                 rows.append([res.claim.study, res.claim.what, f"{row.label} ÷ {res.baseline_label} ({row.target})",
-                             fmt_ratio(ratio.published), _ratio_text(ratio), _verdict(ratio)])
+                             fmt_ratio(ratio.published), _ratio_text(ratio), _verdict(ratio), ratio.size_text()])
+    counts = ratios.count(results)
     if not rows:
-        return (f"None of the {total} published ratios could be checked: each needs both the study's framework and "
-                f"its baseline measured in this run (see What is missing).")
-    return (md_table(["study", "claim", "ratio", "published", "measured [range]", "held here?"], rows)
-            + f"\n\n{len(rows)} of {total} published ratios checked; \"held\": the whole range the repeats allow lies "
-              f"on the published side of 1.")
+        return (f"None of the {counts.total} published ratios could be checked: each needs both the study's framework "
+                f"and its baseline measured in this run (see What is missing).")
+    return (md_table(["study", "claim", "ratio", "published", "measured [range]", "direction", "size"], rows)
+            + f"\n\n{counts.text()}. Direction \"held\": the whole range the repeats allow lies on the published side "
+              f"of 1. Size: the measured ratio within ±{ratios.SIZE_TOLERANCE:.0%} of the published one, or how far off.")
+
+
+def contradictions_md() -> str:
+    rows = [[c["study"], c["topic"], c["wording"], c["finding"], c["compared"]] for c in contradiction_rows()]
+    table = md_table(["study", "on", "the study says", "its own figures give", "perflab compares with"], rows)
+    untranscribed = "\n".join(f"- {n.study}: {n.what}: not transcribed: {n.why}" for n in NOT_TRANSCRIBED)
+    return f"{table}\n\n### Not transcribed\n\n{untranscribed}"
 
 
 def cost_md(view: RunView) -> str:
@@ -130,6 +137,9 @@ def render(view: RunView, extras: RunExtras) -> str:
     unenforced = unenforced_limits(view, extras)
     if unenforced:
         out.append("**Limits not enforced:**\n\n" + "\n".join(f"- {x}" for x in unenforced))
+    against = methods.against_study(view.plan)
+    if against:
+        out.append(f"Settings against {against[0]}'s recorded method:\n\n" + "\n".join(f"- {x}" for x in against[1]))
     reds = reductions(view)
     if reds:
         out.append("Reductions against the studies' method:\n\n" + "\n".join(f"- {x}" for x in reds))
@@ -141,6 +151,11 @@ def render(view: RunView, extras: RunExtras) -> str:
     out.append("Every figure: **median** [min-max] cv n over the repeats."
                + (" Marks: " + "; ".join(keys) + "." if keys else ""))
     out += ["## Did the published claims hold here?", verdicts_md(claim_results)]
+    projection = ratios.projection_rows(view)
+    if projection:
+        out += ["### RT-2019's processes per 2048 MB, computed the study's way", ratios.PROJECTION_NOTE,
+                md_table(ratios.PROJECTION_HEADERS, projection)]
+    out += ["## What the studies contradict themselves on", contradictions_md()]
     out.append("## What is missing")
     gaps = missing(view)
     rows = [[m.target, m.scenario, m.status, m.reason] for m in gaps]

@@ -1,11 +1,15 @@
 """Measured vs published: for each published claim, the figure measured here for the same app/mode,
-and the study's ratios (e.g. Q-JVM / Spring Boot) published and measured, with a verdict on
-whether the claim held on this machine.
+and the study's ratios (e.g. Q-JVM / Spring Boot) published and measured, with a verdict in two
+parts on whether the claim held on this machine.
 
 A ratio is only computed when both sides were measured. Its spread comes from the repeats:
-[min(a)/max(b), max(a)/min(b)] is the widest ratio the measured values allow; a claim "held" when
-that whole range lies on the published side of 1, "did not hold" when it lies on the other side,
-and is "unclear" when the spread crosses 1.
+[min(a)/max(b), max(a)/min(b)] is the widest ratio the measured values allow.
+Direction: a claim "held" when that whole range lies on the published side of 1, "did not hold"
+when it lies on the other side, and is "unclear" when the spread crosses 1.
+Size: the measured ratio (of the medians) is "within" SIZE_TOLERANCE of the published one (by
+factor: within ±25 % means between published / 1.25 and published x 1.25), or "off" by a factor.
+A claim can hold in direction and be off in size (KT-2020's memory at rest: 0.34x published, 0.72x
+here).
 """
 
 from __future__ import annotations
@@ -14,11 +18,14 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from perflab.report.published import CLAIMS, Claim, Where, target_of
-from perflab.report.tables import cell_order
+from perflab import stats
+from perflab.report.published import CLAIMS, RT2019_BUDGET_MB, Claim, Where, claim, target_of
+from perflab.report.tables import cell_order, fmt_published, fmt_value
 from perflab.results import Cell, RunView
 
 HELD, NOT_HELD, UNCLEAR, NO_RATIO = "held", "did not hold", "unclear", "no ratio"
+SIZE_WITHIN, SIZE_OFF = "within", "off"
+SIZE_TOLERANCE = 0.25  # the measured ratio within a factor 1.25 of the published one either way
 CAUTION_FLAGS = ("driver-bound", "errors", "no-responses", "noisy", "lower-bound", "instance-lost")
 
 
@@ -34,8 +41,21 @@ class Ratio:
     measured: float | None  # ratio of the medians
     low: float | None  # widest range the repeats allow
     high: float | None
-    verdict: str
+    verdict: str  # the direction: held / did not hold / unclear / no ratio
     why: str = ""
+    size: str = ""  # within / off / "" (no measured ratio)
+    size_factor: float | None = None  # measured ratio / published ratio
+
+    @property
+    def direction(self) -> str:
+        return self.verdict
+
+    def size_text(self) -> str:
+        if not self.size:
+            return "-"
+        if self.size == SIZE_WITHIN:
+            return f"within ±{SIZE_TOLERANCE:.0%} ({self.size_factor:.2f}x published)"
+        return f"off: {self.size_factor:.2f}x the published ratio"
 
 
 @dataclass
@@ -97,9 +117,24 @@ def _footprint_fallback(view: RunView, app: str, mode: str) -> bool:
     return mode == "jvm" or modes <= {mode}
 
 
+def _joined_with_first(view: RunView, where: Where, warm: Cell) -> Cell:
+    """The warm launches' cell with the first (cold) launch's values joined in: the median a study
+    took over all its runs."""
+    cold = [c for c in view.find(where.scenario, where.metric, "cold") if c.target == warm.target]
+    if not cold:
+        return warm
+    values = [*cold[0].values, *warm.values]
+    summary = stats.summarize(values, cv_threshold=warm.summary.cv_threshold)
+    flags = (warm.flags | cold[0].flags) - {"single", "noisy"} | ({"noisy"} if summary.noisy else set())
+    return Cell(warm.app, warm.mode, warm.scenario, "all launches", warm.metric, warm.unit, values, summary, flags,
+                warm.params)
+
+
 def find_measured(view: RunView, where: Where, target: str) -> Measured | None:
     app, mode = target.split("/", 1)
     cells = _candidates(view, where, app, mode)
+    if where.with_first:
+        cells = [_joined_with_first(view, where, c) for c in cells]
     if not cells and where.scenario == "footprint" and _footprint_fallback(view, app, mode):
         cells = _candidates(view, where, app, "all")
     if not cells:
@@ -146,12 +181,21 @@ def ratio_of(a: Cell, b: Cell, published: float | None) -> Ratio:
     if sb.min > 0 and sa.min >= 0:
         low, high = sa.min / sb.max, sa.max / sb.min
     verdict, why = _verdict(published, measured, low, high)
+    size, factor = size_of(published, measured)
     if sa.n == 1 or sb.n == 1:
         why = "; ".join(x for x in (why, "a single value: no spread") if x)
     caution = sorted({f for f in a.flags | b.flags if f in CAUTION_FLAGS})
     if caution:
         why = "; ".join(x for x in (why, "flags: " + ", ".join(caution)) if x)
-    return Ratio(published, measured, low, high, verdict, why)
+    return Ratio(published, measured, low, high, verdict, why, size, factor)
+
+
+def size_of(published: float | None, measured: float, tolerance: float = SIZE_TOLERANCE) -> tuple[str, float | None]:
+    """Whether the measured ratio is the published one's size: within a factor 1 + tolerance of it."""
+    if published is None or published <= 0 or measured <= 0:
+        return "", None
+    factor = measured / published
+    return (SIZE_WITHIN if 1 / (1 + tolerance) <= factor <= 1 + tolerance else SIZE_OFF), factor
 
 
 def _verdict(published: float | None, measured: float, low: float | None, high: float | None) -> tuple[str, str]:
@@ -178,7 +222,7 @@ def evaluate(view: RunView, claim: Claim) -> ClaimResult:
         row = ClaimRow(label, target, value, measured,
                        "" if measured else missing_reason(view, claim, target))
         if label != base_label and claim.has_baseline():
-            published_ratio = value / claim.value(base_label) if claim.value(base_label) else None
+            published_ratio = claim.published_ratio(label)
             if measured and base:
                 row.ratio = ratio_of(measured.cell, base.cell, published_ratio)
             else:
@@ -194,3 +238,97 @@ def evaluate_all(view: RunView, scenario: str | None = None) -> list[ClaimResult
 
 def has_any_measured(result: ClaimResult) -> bool:
     return any(r.measured for r in result.rows)
+
+
+@dataclass
+class Counts:
+    """How many published ratios were checked, and what each part of the verdict said."""
+
+    total: int = 0  # published ratios (both sides named by the study)
+    checked: int = 0  # both sides measured here
+    direction: dict[str, int] = field(default_factory=dict)
+    size: dict[str, int] = field(default_factory=dict)
+
+    def text(self) -> str:
+        return (f"{self.checked} of {self.total} published ratios checked; direction: "
+                f"{_tally(self.direction, (HELD, NOT_HELD, UNCLEAR, NO_RATIO))}; size (±{SIZE_TOLERANCE:.0%}): "
+                f"{_tally(self.size, (SIZE_WITHIN, SIZE_OFF))}")
+
+
+def _tally(counts: dict[str, int], order: tuple[str, ...]) -> str:
+    return ", ".join(f"{k} {counts[k]}" for k in order if counts.get(k)) or "none"
+
+
+def count(results: list[ClaimResult]) -> Counts:
+    out = Counts()
+    for res in results:
+        for _, ratio in res.verdicts():
+            out.total += 1
+            if ratio.measured is None:
+                continue
+            out.checked += 1
+            out.direction[ratio.verdict] = out.direction.get(ratio.verdict, 0) + 1
+            if ratio.size:
+                out.size[ratio.size] = out.size.get(ratio.size, 0) + 1
+    return out
+
+
+# --- RT-2019's projection, computed the study's way --------------------------------------------
+
+@dataclass
+class Projection:
+    """RT-2019's processes per 2048 MB as the study computed them (floor(budget / max RSS) x one
+    process's best req/s), from this run's figures, beside what density measured."""
+
+    label: str
+    target: str
+    max_rss_mb: float | None  # memory's peak RSS here
+    per_process_rps: float | None  # the best req/s on /fruits in the sweep here
+    processes: int | None
+    projected_rps: float | None
+    measured_instances: float | None  # density: processes that really fitted
+    measured_projected_rps: float | None  # density's own projection
+    published_processes: float | None
+    published_rps: float | None
+
+
+def _median(view: RunView, where: Where, target: str) -> float | None:
+    found = find_measured(view, where, target)
+    return found.cell.summary.median if found else None
+
+
+def study_projection(view: RunView) -> list[Projection]:
+    processes_claim, rps_claim = claim("rt2019-density"), claim("rt2019-density-rps")
+    out = []
+    for label, published_processes in processes_claim.figures:
+        target = target_of(label)
+        rss = _median(view, claim("rt2019-max-rss").where, target)
+        per = _median(view, Where("sweep", "rps", path="/fruits", best=True), target)
+        processes = math.floor(RT2019_BUDGET_MB / rss) if rss else None
+        out.append(Projection(label, target, rss, per, processes,
+                              processes * per if processes is not None and per is not None else None,
+                              _median(view, processes_claim.where, target), _median(view, rps_claim.where, target),
+                              published_processes, rps_claim.value(label)))
+    return out
+
+
+PROJECTION_NOTE = ("The study did not start its processes: it divided 2048 MB by each one's max RSS, rounded down, "
+                   "and multiplied by one process's req/s. The same computation from this run's figures, beside the "
+                   "processes density really fitted.")
+PROJECTION_HEADERS = ["study", "here", "max RSS MB", "best req/s on /fruits", f"⌊{RT2019_BUDGET_MB} / max RSS⌋",
+                      "projected req/s", "published processes", "published req/s", "density: processes that fitted",
+                      "density: projected req/s"]
+
+
+def projection_rows(view: RunView) -> list[list[str]]:
+    """The projection as table rows; empty when this run has no max RSS for any of the study's apps."""
+    rows = study_projection(view)
+    if not any(p.max_rss_mb for p in rows):
+        return []
+
+    def text(v: float | None) -> str:
+        return "-" if v is None else fmt_value(v)
+
+    return [[p.label, p.target, text(p.max_rss_mb), text(p.per_process_rps), "-" if p.processes is None else str(p.processes), text(p.projected_rps),
+             fmt_published(p.published_processes), fmt_published(p.published_rps), text(p.measured_instances),
+             text(p.measured_projected_rps)] for p in rows]

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from perflab import registry
+from perflab.report import ratios
 from perflab.report.tables import (FLAG_MARK, Table, cell_text, flag_help, report_scenarios, scenario_tables,
                                    scenario_title)
 from perflab.results import RunView
@@ -61,6 +62,9 @@ def render(view: RunView, width: int | None = None) -> str:
         sc = registry.get(scenario)
         for line in (sc.remarks(view) if sc is not None and sc.remarks else []):
             console.print(line, markup=False)
+    counts = ratios.count(ratios.evaluate_all(view))
+    if counts.checked:
+        console.print(f"\npublished claims: {counts.text()} (the report has each one)", markup=False)
     problems = [o for o in view.outcomes if o["status"] != "ok"]
     if problems:
         console.print("\nnot measured or failed:", markup=False)

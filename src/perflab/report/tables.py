@@ -54,6 +54,7 @@ METRIC_LABELS = {
     "db_cpu_ms_per_request": "DB CPU ms/request", "sql_statements_per_request": "SQL statements/request",
     "db_transactions_per_request": "DB transactions/request", "gc_ms_per_s": "GC ms/s",
     "jit_compilations": "JIT compilations", "jit_compile_ms_per_s": "JIT ms/s",
+    "cgroup_rest_mb": "cgroup at rest MB",
 }
 LOAD_METRICS = ["rps", "latency_mean_ms", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_p99.9_ms",
                 "latency_max_ms", "errors", "rss_peak_mb", "app_cpu_share", "driver_cpu_util"]

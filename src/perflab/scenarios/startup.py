@@ -59,7 +59,12 @@ def _one_launch(ctx: Context, verify: bool, tag: str) -> tuple[dict, dict]:
             rest_from = time.monotonic_ns()
             time.sleep(cfg.rest_s)
             # the mean of the second half of the pause: what the process keeps once it is idle
-            figures["rss_rest_mb"] = mb(inst.sampler.snapshot().mean("rss_bytes", rest_from + int(cfg.rest_s * 0.5e9)))
+            rested = inst.sampler.snapshot()
+            half = rest_from + int(cfg.rest_s * 0.5e9)
+            figures["rss_rest_mb"] = mb(rested.mean("rss_bytes", half))
+            cgroup_rest = rested.mean("cgroup_memory_bytes", half)  # what docker stats shows (KT-2020)
+            if cgroup_rest is not None:
+                figures["cgroup_rest_mb"] = mb(cgroup_rest)
         info["jvm_flags"] = inst.jvm_flags()
         info["limits_enforced"] = inst.cgroup.enforced if inst.cgroup else None
         if verify:
@@ -100,7 +105,7 @@ def tables(view: RunView) -> list[Table]:
             out.append(t)
     for at, title in ((WARM, "Memory after start (warm launches)"), (COLD, "Memory after start (first launch)")):
         t = by_target_table(view, f"memory-{at.label}", title, view.find("startup", point=at.label),
-                            ["rss_after_first_mb", "rss_rest_mb", "cgroup_after_first_mb"])
+                            ["rss_after_first_mb", "rss_rest_mb", "cgroup_after_first_mb", "cgroup_rest_mb"])
         if t:
             t.terminal = at is WARM
             out.append(t)

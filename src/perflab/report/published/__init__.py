@@ -1,0 +1,12 @@
+"""The three studies as data: their published figures (claims), where they contradict themselves
+and what could not be transcribed (conflicts), and the settings each one used (methods)."""
+
+from perflab.report.published.claims import (CLAIMS, COST_STUDY, PUBLISHED_SAVINGS, RT2019_BUDGET_MB, STUDIES, TARGETS,
+                                             Claim, Study, Where, claim, target_of)
+from perflab.report.published.conflicts import (CONTRADICTIONS, NOT_TRANSCRIBED, Contradiction, Untranscribed,
+                                                contradiction_rows)
+from perflab.report.published.methods import METHODS, STUDY_PLANS, Setting
+
+__all__ = ["CLAIMS", "COST_STUDY", "PUBLISHED_SAVINGS", "RT2019_BUDGET_MB", "STUDIES", "TARGETS", "Claim", "Study", "Where", "claim",
+           "target_of", "CONTRADICTIONS", "NOT_TRANSCRIBED", "Contradiction", "Untranscribed", "contradiction_rows", "METHODS",
+           "STUDY_PLANS", "Setting"]

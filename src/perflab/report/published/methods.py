@@ -1,0 +1,147 @@
+"""Each study's method as data: the settings it used, in the plan's keys, so a study's plan can be
+checked for every way it differs from its study.
+
+A plan declares a deviation with a reduction that starts with the plan key(s) it concerns
+("limits.cpus: the study's cgroup had 4 cores ..."); reductions without a key describe differences
+no plan key expresses (a separate load machine, Kubernetes, older framework versions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str  # a plan key ("limits.cpus") or a derived one (see DERIVED)
+    value: Any  # the study's; None: the study set no limit (the whole machine)
+    said: str  # what the study says about it
+    at_least: bool = False  # a ceiling: the plan may allow more, not less
+
+    def follows(self, planned: Any) -> bool:
+        if self.value is None:
+            return False  # the study ran unlimited: any limit here deviates
+        if self.at_least:
+            return planned is not None and planned >= self.value
+        return planned == self.value
+
+
+def _series(plan: dict) -> list[dict]:
+    return plan.get("sweep", {}).get("series", [])
+
+
+# Plan facts no single key holds.
+DERIVED: dict[str, Callable[[dict], Any]] = {
+    "sweep.paths": lambda plan: sorted({s["path"] for s in _series(plan)}),
+    "sweep.connections": lambda plan: ([min(c for s in _series(plan) for c in s["connections"]),
+                                        max(c for s in _series(plan) for c in s["connections"])]
+                                       if _series(plan) else None),
+}
+
+METHODS: dict[str, tuple[Setting, ...]] = {
+    "RT-2019": (
+        Setting("limits.cpus", None, "the app had its machine's CPUs; the load came from another machine"),
+        Setting("limits.memory_mb", None, "no memory limit"),
+        Setting("sweep.paths", ["/fruits"], "GET /fruits"),
+        Setting("sweep.connections", [1, 40], "1..40 connections"),
+        Setting("memory.load_path", "/fruits", "max RSS under the throughput runs' load"),
+        Setting("memory.load_connections", 40, "the runs went up to 40 connections"),
+        Setting("density.budget_mb", 2048, "processes per 2048 MB"),
+        Setting("density.max_instances", 16, "16 native processes", at_least=True),
+        Setting("soak.path", "/fruits", "the native image under load"),
+        Setting("soak.duration_s", 10800.0, "more than 3 h", at_least=True),
+    ),
+    "LAB-2020": (
+        Setting("limits.cpus", 4, "bare-metal cgroup of 4 cores, labs 1.3 and 3.1"),
+        Setting("limits.memory_mb", 256, "bare-metal cgroup of 256 MB, labs 1.3 and 3.1"),
+        Setting("limits.jvm_opts", ["-Xmx64m"], "heap -Xmx64m for all"),
+        Setting("sweep.paths", ["/todos"], "GET todos"),
+        Setting("sweep.connections", [8, 56], "8..56 connections"),
+        Setting("memory.load_path", "/todos", "memory under load on GET todos"),
+        Setting("density.budget_mb", 2048, "pods in 2 GB"),
+        Setting("density.max_instances", 98, "98 native pods", at_least=True),
+        Setting("startup.poll_ms", 100.0, "lab 3.1 probed the health endpoint every 0.1 s"),
+        Setting("scaleup.runs", 3, "lab 2.1: 3 runs, median"),
+        Setting("coldstart.runs", 3, "lab 3.2: 3 runs, median"),
+        Setting("coldstart.reference", "go-reference", "lab 3.2: a Go app as the reference"),
+    ),
+    "KT-2020": (
+        Setting("startup.runs", 11, "11 launches"),
+        Setting("memory.load_connections", 10, "max memory under wrk -c10"),
+        Setting("write.threads", 2, "wrk -t2"),
+        Setting("write.connections", 10, "wrk -c10"),
+        Setting("write.duration_s", 10.0, "10 s"),
+        Setting("soak.duration_s", 900.0, "15 min"),
+        Setting("soak.connections", 10, "wrk -c10"),
+    ),
+}
+
+# The built-in plan of each study.
+STUDY_PLANS = {"rt2019": "RT-2019", "lab2020": "LAB-2020", "kt2020": "KT-2020"}
+
+
+def plan_value(plan: dict, key: str) -> Any:
+    if key in DERIVED:
+        return DERIVED[key](plan)
+    value: Any = plan
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def declared_keys(reductions: list[str]) -> set[str]:
+    """The plan keys reductions declare: each one's text before its first ": ", split at ", "."""
+    keys = set()
+    for text in reductions:
+        head, sep, _ = text.partition(": ")
+        if sep and " " not in head.replace(", ", ","):
+            keys |= {k.strip() for k in head.split(",")}
+    return keys
+
+
+def runs(plan: dict, key: str) -> bool:
+    """Whether a setting acts in this plan: limits always, a scenario's keys when it is planned."""
+    top = key.split(".", 1)[0]
+    return top in ("limits", "topology") or top in plan.get("scenarios", [top])
+
+
+def deviations(plan: dict, study: str) -> list[tuple[Setting, Any]]:
+    """Every recorded setting of the study the plan does not follow (of the scenarios it runs),
+    with the plan's value."""
+    return [(s, plan_value(plan, s.key)) for s in METHODS[study]
+            if runs(plan, s.key) and not s.follows(plan_value(plan, s.key))]
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "no limit"
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(value)
+    return f"{value:g}" if isinstance(value, float) else f"{value}"
+
+
+def against_study(plan: dict) -> tuple[str, list[str]] | None:
+    """For a study's plan: every recorded setting of the study, what the plan does, and whether
+    a reduction declares the difference; None for a plan that is no study's."""
+    study = STUDY_PLANS.get(plan.get("name", ""))
+    if study is None:
+        return None
+    declared = declared_keys(plan.get("reductions", []))
+    lines = []
+    for s in METHODS[study]:
+        planned = plan_value(plan, s.key)
+        verdict = ("not run in this plan" if not runs(plan, s.key) else "as the study" if s.follows(planned)
+                   else "differs, declared below" if s.key in declared else "differs, NOT declared")
+        lines.append(f"{s.key}: study {_shown(s.value)}{' or more' if s.at_least else ''} ({s.said}); "
+                     f"here {_shown(planned)}: {verdict}")
+    return study, lines
+
+
+def undeclared(plan: dict, study: str) -> list[str]:
+    """Deviations from the study's method that no reduction of the plan declares."""
+    declared = declared_keys(plan.get("reductions", []))
+    return [f"{s.key}: the study used {s.value if s.value is not None else 'no limit'} ({s.said}), the plan "
+            f"{planned!r}" for s, planned in deviations(plan, study) if s.key not in declared]
