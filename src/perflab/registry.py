@@ -14,7 +14,7 @@ from perflab.scenario import Phase, Scenario
 def all_scenarios() -> tuple[Scenario, ...]:
     from perflab.scenarios import (aot, coldstart, density, footprint, latency, memory, scaleup, soak, startup,
                                    steady, sweep, write)
-    from perflab.scenarios import capacity
+    from perflab.scenarios import capacity, efficiency, memneeds
 
     registered = (
         footprint.SCENARIO,
@@ -30,6 +30,8 @@ def all_scenarios() -> tuple[Scenario, ...]:
         density.SCENARIO,
         soak.SCENARIO,
         capacity.SCENARIO,
+        efficiency.SCENARIO,
+        memneeds.SCENARIO,
     )
     names = [s.name for s in registered]
     if len(set(names)) != len(names):
