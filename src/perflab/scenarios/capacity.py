@@ -25,7 +25,7 @@ from perflab import capacity_search as cs
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from perflab.report.facts import ChartInputs
-from perflab.report.tables import Table, by_target_table, fmt_value, label, points_in_order
+from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
 from perflab.scenarios.warmup import WarmupSettings, until_steady
@@ -34,6 +34,9 @@ from perflab.settings import setting
 OHA_PERCENTILES = (50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99)  # what oha reports
 CURVE = (("latency_p50_ms", "p50", "dot"), ("latency_p99_ms", "p99", "solid"), ("latency_p99.9_ms", "p99.9", "dash"))
 
+# how the report names this scenario's own figures
+METRIC_LABELS.update({"capacity_rps": "capacity req/s", "capacity_resolution_pct": "resolution %",
+                       "search_steps": "steps", "search_s": "search s"})
 
 class CapacitySettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")

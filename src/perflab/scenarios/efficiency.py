@@ -19,7 +19,7 @@ from perflab.drivers import oha
 from perflab.drivers.base import RATE_SHORTFALL_LIMIT
 from perflab.instance import mb
 from perflab.report.facts import ChartInputs
-from perflab.report.tables import Table, by_point_table, fmt_value
+from perflab.report.tables import METRIC_LABELS, Table, by_point_table, fmt_value
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
 from perflab.scenarios import loadpoint
@@ -30,6 +30,8 @@ COST = (("app_cpu_ms_per_request", "app CPU ms per request (its cgroup)"),
         ("db_cpu_ms_per_request", "DB CPU ms per request"),
         ("rss_mb", "app RSS MB (mean over the step)"))
 
+# how the report names this scenario's own figures
+METRIC_LABELS.update({"rss_mb": "RSS MB"})
 
 class EfficiencySettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")

@@ -23,7 +23,7 @@ from perflab.drivers import wrk
 from perflab.errors import AppFailed
 from perflab.instance import mb
 from perflab.report.facts import ChartInputs
-from perflab.report.tables import Table, by_target_table, fmt_value, label, points_in_order
+from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
 from perflab.scenarios.steady import _jvm_pid
@@ -39,6 +39,10 @@ def _sizes(value: list[int]) -> list[int]:
         raise ValueError("must list at least one size, each at least 16 MB")
     return sorted(set(value), reverse=True)
 
+# how the report names this scenario's own figures
+METRIC_LABELS.update({"memory_needed_mb": "memory needed MB", "heap_needed_mb": "heap needed MB",
+                       "memory_limit_mb": "limit MB", "heap_mb": "heap MB", "rps_of_best_pct": "% of best req/s",
+                       "oom_kills": "OOM kills"})
 
 class MemneedsSettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")
