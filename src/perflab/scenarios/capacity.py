@@ -175,24 +175,25 @@ def run(ctx: Context) -> dict[str, float | None]:
 def estimate_s(e: Estimate) -> float:
     cfg: CapacitySettings = e.settings
     warm = cfg.warmup_max_s if e.start_s > 5 else cfg.window + 2
-    # growth to ~10k req/s from the start, then log2(growth / resolution) bisections
-    grow = max(1, math.ceil(math.log(max(cfg.max_rate, cfg.start_rate) / cfg.start_rate, cfg.growth) / 2))
+    # before anything is measured: guess the capacity at a few thousand req/s (one app CPU)
+    guess = max(cfg.start_rate, min(cfg.max_rate, 3000.0))
+    grow = 2 + math.ceil(math.log(guess / cfg.start_rate, cfg.growth))
     bisect = max(1, math.ceil(math.log2(math.log(cfg.growth) / math.log1p(cfg.resolution_pct / 100))))
     return warm + (grow + bisect) * (cfg.pause_s + cfg.step_warmup_s + cfg.step_s + 0.5)
 
 
 def tables(view: RunView) -> list[Table]:
     out = []
-    head = view.find("capacity", point=None)
+    cells = view.find("capacity")
     summary = by_target_table(view, "capacity", "Capacity at the latency objective (open loop, at steady state)",
-                              [c for c in head if c.params.get("objective_ms") is not None],
+                              [c for c in cells if c.params.get("objective_ms") is not None],
                               ["capacity_rps", "capacity_resolution_pct", "search_steps", "search_s"],
                               note="the highest offered rate whose percentile stayed within the objective with no "
                                    "errors and >= 97 % of the rate achieved; the real limit lies within the "
                                    "resolution above it; lower-bound: the driver or the plan's maximum ended the search")
     if summary:
         out.append(summary)
-    steps = [c for c in head if c.params.get("step") is not None]
+    steps = [c for c in cells if c.params.get("step") is not None]
     metrics = ["offered_rate", "rps", *(m for m, _, _ in CURVE), "errors", "driver_cpu_util"]
     for target in dict.fromkeys(c.target for c in steps):
         mine = [c for c in steps if c.target == target]
@@ -233,7 +234,8 @@ def describe(p: dict, plan: dict) -> str:
     return (f"open loop on {p.get('path', '?')} after warm-up to steady state: rates grow x{p.get('growth', '?')} "
             f"from {p.get('start_rate', '?')} req/s (at most {p.get('max_rate', '?')}), then bisect to "
             f"{p.get('resolution_pct', '?')} %; a {p.get('step_s', '?')} s step passes when p{p.get('percentile', 99):g} "
-            f"<= {p.get('objective_ms', '?')} ms, no errors and >= 97 % of the rate achieved.")
+            f"<= {p.get('objective_ms', '?')} ms, no errors and >= 97 % of the rate achieved. One search per "
+            f"app/mode: its steps are its evidence.")
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
@@ -245,16 +247,17 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
         for metric, name, dash in CURVE:
             pts = [plot._point(c, c.params["rate"], c.point) for c in steps if c.target == t and c.metric == metric]
             series.append(plot.Series(f"{t} {name}", colors[t], pts, dash=dash, group=t))
-    objectives = {c.params.get("objective_ms") for c in view.find("capacity", "capacity_rps")} - {None}
     rates = [c.params["rate"] for c in steps]
-    for ms in sorted(objectives):
-        series.append(plot.Series(f"objective {ms:g} ms", "#888888", [plot.Point(min(rates), ms), plot.Point(max(rates), ms)],
+    if not rates:
+        return []
+    for ms in sorted({c.params.get("objective_ms") for c in view.find("capacity", "capacity_rps")} - {None}):
+        series.append(plot.Series(f"objective {ms:g} ms", "#888888", [plot.Point(min(rates), ms),
+                                                                       plot.Point(max(rates), ms)],
                                   dash="dashdot", markers=False))
     ys = [p.y for s in series for p in s.points]
-    chart = plot.line_chart("Latency vs offered rate (p50 dotted, p99 solid, p99.9 dashed)", series,
+    return [plot.line_chart("Latency vs offered rate (p50 dotted, p99 solid, p99.9 dashed)", series,
                             plot.Axis("offered req/s", log=plot._spans_decades(rates)),
-                            plot.Axis("latency ms", log=plot._spans_decades(ys, 10)), key="capacity-curve") if rates else None
-    return [chart]
+                            plot.Axis("latency ms", log=plot._spans_decades(ys, 10)), key="capacity-curve")]
 
 
 def ensure_driver(settings: CapacitySettings, say) -> None:
