@@ -3,7 +3,8 @@ the chosen latency percentile within the objective, with no errors and the achie
 3 % of the offered one. Pure logic: measuring one rate is the caller's `measure(rate)`.
 
 Fast and safe: the rate grows geometrically (x `growth`) from `start_rate` until a step fails (or
-`max_rate` passes), then the gap between the highest passing and the lowest failing rate is
+`max_rate` passes) - or, when the first rate already fails, shrinks (/ `growth`) until one passes
+(or `min_rate` is passed) - then the gap between the highest passing and the lowest failing rate is
 bisected (geometric midpoint) until it is within `resolution`. Every step is kept.
 
 The search says who ended it. A step that fails while the driver used its CPUs up (the driver's
@@ -25,7 +26,7 @@ from perflab.drivers.base import DRIVER_CPU_LIMIT, RATE_SHORTFALL_LIMIT
 APP = "app"                  # a rate failed on latency, errors or throughput: the app's limit
 DRIVER = "driver"            # the driver, not the app, could not go higher
 MAX_RATE = "max-rate"        # every rate up to the plan's maximum passed
-BELOW_START = "below-start"  # the first rate already failed
+BELOW_MIN = "below-min"      # no rate passed, down to the minimum
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Measured:
 
 @dataclass(frozen=True)
 class Step:
-    phase: str                    # "grow" or "bisect"
+    phase: str                    # "grow", "shrink" or "bisect"
     measured: Measured
     passed: bool
     why: str                      # what failed, or the figures that passed
@@ -95,12 +96,12 @@ def judge(m: Measured, objective: Objective, driver_cpu_limit: float = DRIVER_CP
 
 
 def search(measure: Callable[[float], Measured], objective: Objective, *, start_rate: float, max_rate: float,
-           resolution: float = 0.05, growth: float = 2.0, driver_max_rate: float = math.inf,
+           min_rate: float = 1.0, resolution: float = 0.05, growth: float = 2.0, driver_max_rate: float = math.inf,
            driver_cpu_limit: float = DRIVER_CPU_LIMIT, on_step: Callable[[Step], None] | None = None) -> Search:
     """Grow, then bisect, to `resolution` (e.g. 0.05: the limit lies within 5 % above the capacity).
     `driver_max_rate`: the highest rate the driver can carry at the objective's latency."""
-    if not 0 < start_rate <= max_rate:
-        raise ValueError(f"need 0 < start_rate <= max_rate, got {start_rate} and {max_rate}")
+    if not 0 < min_rate <= start_rate <= max_rate:
+        raise ValueError(f"need 0 < min_rate <= start_rate <= max_rate, got {min_rate}, {start_rate} and {max_rate}")
     if resolution <= 0 or growth <= 1:
         raise ValueError("need resolution > 0 and growth > 1")
     out = Search(objective)
@@ -137,9 +138,14 @@ def search(measure: Callable[[float], Measured], objective: Objective, *, start_
             out.ended_by, out.why = MAX_RATE, f"every rate up to the maximum {max_rate:,.0f} req/s passed"
             return out
         rate = min(rate * growth, max_rate)
-    if out.capacity is None:
-        out.ended_by, out.why = BELOW_START, f"the first rate failed: {s.why}"
-        return out
+    while out.capacity is None:  # the first rate failed: shrink until one passes, or below the minimum
+        rate /= growth
+        if rate < min_rate:
+            first = out.steps[0].why if out.steps else ""
+            out.ended_by, out.why = BELOW_MIN, f"no rate down to {min_rate:,.0f} req/s passed (at {start_rate:,.0f}: {first})"
+            return out
+        if step(rate, "shrink") is None:
+            return out
     while out.ceiling / out.capacity - 1 > resolution:  # bisect the gap
         s = step(math.sqrt(out.capacity * out.ceiling), "bisect")
         if s is None:

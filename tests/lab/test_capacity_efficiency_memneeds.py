@@ -91,10 +91,14 @@ def test_capacity_efficiency_and_memory_needs_of_the_go_reference(go_run):
     assert sorted(f.params["rate"] for f in cpu) == [100, 300]
     assert all(0 < f.value < 50 for f in cpu)
     assert all(f.value > 0 for f in _figures(s, run_id, "efficiency", "rss_mb"))
+    own = {f.params["rate"]: f.value for f in _figures(s, run_id, "efficiency", "rate_of_own_capacity_pct")}
+    assert own == pytest.approx({r: 100 * r / capacity.value for r in (100, 300)})  # capacity handed over
 
     # memneeds: a fresh launch per limit, throughput at each, and the smallest keeping 90 % of the best
     rps = {f.params["memory_mb"]: f.value for f in _figures(s, run_id, "memneeds", "rps")}
-    assert set(rps) == {256, 64} and all(v > 0 for v in rps.values())
+    # (a step starved by other work on a loaded machine may serve nothing: the larger one must serve)
+    assert set(rps) == {256, 64} and rps[256] > 0, \
+        [(f.params, f.value, f.flags, f.extra) for f in _figures(s, run_id, "memneeds", "rps")]
     assert len(_figures(s, run_id, "memneeds", "oom_kills")) == 2
     [needed] = _figures(s, run_id, "memneeds", "memory_needed_mb")
     best = max(rps.values())

@@ -96,12 +96,22 @@ def test_the_plans_maximum_ends_a_search_that_never_failed():
     assert found.ended_by == cs.MAX_RATE and found.capacity == 1000 and found.resolution is None
 
 
-def test_a_first_rate_that_fails_gives_no_capacity():
-    found = cs.search(knee_at(50), P99_25, start_rate=100, max_rate=1000)
-    assert found.capacity is None and found.ended_by == cs.BELOW_START and len(found.steps) == 1
+def test_a_first_rate_that_fails_shrinks_until_one_passes_then_bisects():
+    found = cs.search(knee_at(30), P99_25, start_rate=100, max_rate=1000, min_rate=5, resolution=0.05)
+    assert [s.measured.offered for s in found.steps[:3]] == [100, 50, 25]
+    assert [s.phase for s in found.steps[:3]] == ["grow", "shrink", "shrink"]
+    assert found.ended_by == cs.APP and found.capacity <= 30 < found.ceiling <= found.capacity * 1.05
+
+
+def test_no_capacity_when_nothing_passes_down_to_the_minimum():
+    found = cs.search(knee_at(3), P99_25, start_rate=100, max_rate=1000, min_rate=10)
+    assert found.capacity is None and found.ended_by == cs.BELOW_MIN
+    assert [s.measured.offered for s in found.steps] == [100, 50, 25, 12.5]
+    assert "no rate down to 10 req/s passed" in found.why
 
 
 @pytest.mark.parametrize("kwargs", [dict(start_rate=0, max_rate=10), dict(start_rate=20, max_rate=10),
+                                    dict(start_rate=5, max_rate=10, min_rate=6),
                                     dict(start_rate=1, max_rate=10, resolution=0),
                                     dict(start_rate=1, max_rate=10, growth=1.0)])
 def test_bad_bounds_are_refused(kwargs):

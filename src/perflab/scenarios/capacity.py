@@ -46,6 +46,7 @@ class CapacitySettings(WarmupSettings):
                                     gt=0, le=50)
     growth: float = setting(2.0, "each growth step offers this times the last rate", "ratio", gt=1, le=10)
     start_rate: float = setting(100.0, "the first rate offered", "req/s", gt=0)
+    min_rate: float = setting(10.0, "when the first rate fails, shrink down to this before giving up", "req/s", gt=0)
     max_rate: float = setting(50000.0, "the highest rate offered", "req/s", gt=0)
     step_s: float = setting(10.0, "each step's measurement", "s", ge=1)
     step_warmup_s: float = setting(2.0, "each step first runs this long at its rate, unmeasured", "s", ge=0)
@@ -63,8 +64,9 @@ class CapacitySettings(WarmupSettings):
 
     @model_validator(mode="after")
     def _range(self) -> "CapacitySettings":
-        if self.start_rate > self.max_rate:
-            raise ValueError(f"capacity.start_rate ({self.start_rate:g}) must not exceed max_rate ({self.max_rate:g})")
+        if not self.min_rate <= self.start_rate <= self.max_rate:
+            raise ValueError(f"capacity needs min_rate <= start_rate <= max_rate, got {self.min_rate:g}, "
+                             f"{self.start_rate:g} and {self.max_rate:g}")
         return self
 
     def objective(self) -> cs.Objective:
@@ -113,7 +115,7 @@ def searcher(url: str, cfg: CapacitySettings, cpus: list[int] | None,
     """The search with oha on `url` as the settings say (the scenario's and the tests' one way in);
     `on_step` gets each judged step with the driver's full result."""
     steps = OhaSteps(url, cfg.objective(), cfg.step_s, cfg.step_warmup_s, cfg.pause_s, cfg.max_connections, cpus)
-    found = cs.search(steps, cfg.objective(), start_rate=cfg.start_rate, max_rate=cfg.max_rate,
+    found = cs.search(steps, cfg.objective(), start_rate=cfg.start_rate, max_rate=cfg.max_rate, min_rate=cfg.min_rate,
                       resolution=cfg.resolution_pct / 100, growth=cfg.growth,
                       driver_max_rate=driver_max_rate(cfg.max_connections, cfg.objective_ms),
                       on_step=None if on_step is None else lambda step: on_step(step, steps.results[-1]))
@@ -213,7 +215,7 @@ def tables(view: RunView) -> list[Table]:
 def _reading(c) -> str:
     ended = {cs.APP: "the app's limit", cs.DRIVER: "the driver's limit: a lower bound",
              cs.MAX_RATE: "the plan's maximum rate: a lower bound",
-             cs.BELOW_START: "the first rate already failed"}.get(c.params.get("ended_by", ""), "")
+             cs.BELOW_MIN: "no rate passing down to the minimum"}.get(c.params.get("ended_by", ""), "")
     return f"{c.target}: {fmt_value(c.summary.median)} req/s at {c.point}" + (f" (search ended by {ended})"
                                                                                 if ended else "")
 

@@ -5,7 +5,8 @@ the app's RSS. Efficiency independent of who saturates first.
 The rates are absolute and come from the plan, so every app gets exactly the same load: choose them
 below the slowest app's capacity (the capacity scenario's table, from an earlier run, shows it). A
 rate an app could not hold (achieved < 97 % of offered) is flagged `not-held`: its cost per request
-is the cost of an overloaded app and is not compared. On the long-lived load instance, after it has
+is the cost of an overloaded app and is not compared. When capacity ran on the same path, each rate
+is also given as a share of the app's own capacity. On the long-lived load instance, after it has
 been warmed up to steady state (perflab.scenarios.warmup).
 """
 
@@ -31,7 +32,7 @@ COST = (("app_cpu_ms_per_request", "app CPU ms per request (its cgroup)"),
         ("rss_mb", "app RSS MB (mean over the step)"))
 
 # how the report names this scenario's own figures
-METRIC_LABELS.update({"rss_mb": "RSS MB"})
+METRIC_LABELS.update({"rss_mb": "RSS MB", "rate_of_own_capacity_pct": "% of own capacity"})
 
 class EfficiencySettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")
@@ -53,6 +54,7 @@ def run(ctx: Context) -> None:
     cfg: EfficiencySettings = ctx.settings
     inst = ctx.inst
     warm = until_steady(ctx, inst, cfg.path, cfg)
+    own_capacity = (ctx.results.get("capacity") or {}).get(cfg.path)
     not_held = []
     for rate in cfg.rates:
         ctx.progress.update(f"{rate:,.0f} req/s")
@@ -73,6 +75,8 @@ def run(ctx: Context) -> None:
         extra = {"achieved": result.rps, "driver_bound_reason": result.driver_bound_reason, "warmup": warm.why}
         put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, flags=flags, extra=extra)  # noqa: E731
         put("offered_rate", rate, "req/s")
+        if own_capacity:  # how near its own limit each app ran at this shared rate
+            put("rate_of_own_capacity_pct", 100 * rate / own_capacity, "%")
         put("rps", result.rps, "req/s")
         put("latency_p99_ms", result.latency.percentile(99), "ms")
         put("errors", result.errors.total, "count")
@@ -96,7 +100,8 @@ def estimate_s(e: Estimate) -> float:
 
 def tables(view: RunView) -> list[Table]:
     out = []
-    for metric, title in (*COST, ("rps", "achieved req/s"), ("latency_p99_ms", "p99 ms")):
+    for metric, title in (*COST, ("rps", "achieved req/s"), ("latency_p99_ms", "p99 ms"),
+                          ("rate_of_own_capacity_pct", "the rate as % of the app's own capacity (this run)")):
         t = by_point_table(view, f"efficiency-{metric}", f"At equal offered rates: {title}",
                            view.find("efficiency", metric), "offered rate",
                            note="the same rates for every app; not-held: the app could not keep the rate")
@@ -148,4 +153,4 @@ def ensure_driver(settings: EfficiencySettings, say) -> None:
 SCENARIO = Scenario(
     name="efficiency", title="CPU per request at equal load (open loop, the same rates for every app)",
     phase=Phase.ON_LOAD, settings=EfficiencySettings, run=run, estimate_s=estimate_s, tables=tables,
-    remarks=remarks, describe=describe, charts=charts, setup=ensure_driver)
+    remarks=remarks, describe=describe, charts=charts, setup=ensure_driver, needs=("capacity",))

@@ -108,9 +108,11 @@ def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None) -> StepOutcome:
                              cpus=cpus)
         inst.check_alive()
         out.rps = result.rps
+        extra.update(requests=result.requests, errors=result.errors.__dict__)
         figures["rps"] = (result.rps, "req/s")
         figures["errors"] = (result.errors.total, "count")
-        figures["latency_p99_ms"] = (result.latency.percentile(99), "ms")
+        if result.requests:
+            figures["latency_p99_ms"] = (result.latency.percentile(99), "ms")
         figures["rss_peak_mb"] = (mb(inst.sampler.snapshot().peak("rss_bytes", start_ns)), "MB")
         if before is not None:
             gc = jvmstat.delta(before, jvmstat.read(pid)).get("gc_ms")
