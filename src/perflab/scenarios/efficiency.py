@@ -74,7 +74,6 @@ def run(ctx: Context) -> None:
             not_held.append(f"{rate:,.0f} req/s (achieved {result.rps:,.0f})")
         extra = {"achieved": result.rps, "driver_bound_reason": result.driver_bound_reason, "warmup": warm.why}
         put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, flags=flags, extra=extra)  # noqa: E731
-        put("offered_rate", rate, "req/s")
         if own_capacity:  # how near its own limit each app ran at this shared rate
             put("rate_of_own_capacity_pct", 100 * rate / own_capacity, "%")
         put("rps", result.rps, "req/s")
@@ -100,7 +99,7 @@ def estimate_s(e: Estimate) -> float:
 
 def tables(view: RunView) -> list[Table]:
     out = []
-    for metric, title in (*COST, ("rps", "achieved req/s"), ("latency_p99_ms", "p99 ms"),
+    for metric, title in (*COST, ("rps", "achieved req/s"), ("latency_p99_ms", "p99 ms"), ("errors", "errors"),
                           ("rate_of_own_capacity_pct", "the rate as % of the app's own capacity (this run)")):
         t = by_point_table(view, f"efficiency-{metric}", f"At equal offered rates: {title}",
                            view.find("efficiency", metric), "offered rate",
