@@ -38,6 +38,7 @@ CURVE = (("latency_p50_ms", "p50", "dot"), ("latency_p99_ms", "p99", "solid"), (
 METRIC_LABELS.update({"capacity_rps": "capacity req/s", "capacity_resolution_pct": "resolution %",
                        "search_steps": "steps", "search_s": "search s"})
 
+
 class CapacitySettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")
     percentile: float = setting(99.0, "the latency percentile the objective is set on", "%")

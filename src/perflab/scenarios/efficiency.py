@@ -34,6 +34,7 @@ COST = (("app_cpu_ms_per_request", "app CPU ms per request (its cgroup)"),
 # how the report names this scenario's own figures
 METRIC_LABELS.update({"rss_mb": "RSS MB", "rate_of_own_capacity_pct": "% of own capacity"})
 
+
 class EfficiencySettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")
     rates: list[float] = setting([250.0, 500.0, 1000.0], "offered rates, the same for every app: below the slowest "

@@ -33,16 +33,17 @@ from perflab.settings import setting
 STEP_METRICS = ["memory_limit_mb", "heap_mb", "rps", "rps_of_best_pct", "errors", "oom_kills", "gc_ms_per_s",
                 "rss_peak_mb"]
 
-
-def _sizes(value: list[int]) -> list[int]:
-    if not value or any(v < 16 for v in value):
-        raise ValueError("must list at least one size, each at least 16 MB")
-    return sorted(set(value), reverse=True)
-
 # how the report names this scenario's own figures
 METRIC_LABELS.update({"memory_needed_mb": "memory needed MB", "heap_needed_mb": "heap needed MB",
                        "memory_limit_mb": "limit MB", "heap_mb": "heap MB", "rps_of_best_pct": "% of best req/s",
                        "oom_kills": "OOM kills"})
+
+
+def _largest_first(value: list[int]) -> list[int]:
+    if not value or any(v < 16 for v in value):
+        raise ValueError("must list at least one size, each at least 16 MB")
+    return sorted(set(value), reverse=True)
+
 
 class MemneedsSettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")
@@ -57,7 +58,7 @@ class MemneedsSettings(WarmupSettings):
     @field_validator("heaps_mb", "limits_mb")
     @classmethod
     def _sizes(cls, value: list[int]) -> list[int]:
-        return _sizes(value)
+        return _largest_first(value)
 
 
 @dataclasses.dataclass
