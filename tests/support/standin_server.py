@@ -142,6 +142,10 @@ class StandinServer:
         assert self.process is not None
         return self.process.pid
 
+    def command(self) -> list[str]:
+        """The server's command line (a stand-in of another kind runs its own script)."""
+        return [sys.executable, str(Path(__file__).resolve())]
+
     def start(self) -> "StandinServer":
         cpus = self.cpus
 
@@ -149,7 +153,7 @@ class StandinServer:
             if cpus is not None:
                 os.sched_setaffinity(0, cpus)
 
-        self.process = subprocess.Popen([sys.executable, str(Path(__file__).resolve())],
+        self.process = subprocess.Popen(self.command(),
                                         stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
                                         preexec_fn=pin, text=True)
         try:

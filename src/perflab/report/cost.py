@@ -6,6 +6,12 @@ each memory class gets its own node pool, so pods per node = floor(allocatable /
 nodes = ceil(services x replicas / pods per node). Savings are the share of nodes saved against
 the baseline (Spring Boot, the study's "Framework A").
 
+Which memory a pod needs is the plan's choice (`rss` in [cost]): peak RSS under load by default,
+RSS after the first request or at rest, or `needed` - the memory the memneeds scenario measured as
+the smallest container limit keeping 90 % of the app's best throughput (a sizing measured under load
+rather than a multiple of RSS); an app/mode without that figure is listed as missing, never filled
+in from another source, so every app is costed from the same kind of figure.
+
 Every assumption is overridable from the plan's [cost] table. The study did not publish its
 per-class sizes: the default factors (high 2x, medium 1x, low 0.5x the measured RSS) are this
 model's, and the report states them beside the result.

@@ -1,0 +1,156 @@
+"""efficiency: what a request costs at equal load - every app driven at the same offered rates
+(open loop), with the app's CPU per request from its cgroup, the database's CPU per request and
+the app's RSS. Efficiency independent of who saturates first.
+
+The rates are absolute and come from the plan, so every app gets exactly the same load: choose them
+below the slowest app's capacity (the capacity scenario's table, from an earlier run, shows it). A
+rate an app could not hold (achieved < 97 % of offered) is flagged `not-held`: its cost per request
+is the cost of an overloaded app and is not compared. When capacity ran on the same path, each rate
+is also given as a share of the app's own capacity. On the long-lived load instance, after it has
+been warmed up to steady state (perflab.scenarios.warmup).
+"""
+
+from __future__ import annotations
+
+import time
+
+from pydantic import field_validator
+
+from perflab.drivers import oha
+from perflab.drivers.base import RATE_SHORTFALL_LIMIT
+from perflab.instance import mb
+from perflab.report.facts import ChartInputs
+from perflab.report.tables import METRIC_LABELS, Table, by_point_table, fmt_value
+from perflab.results import RunView
+from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.scenarios import loadpoint
+from perflab.scenarios.warmup import WarmupSettings, until_steady
+from perflab.settings import setting
+
+COST = (("app_cpu_ms_per_request", "app CPU ms per request (its cgroup)"),
+        ("db_cpu_ms_per_request", "DB CPU ms per request"),
+        ("rss_mb", "app RSS MB (mean over the step)"))
+
+# how the report names this scenario's own figures
+METRIC_LABELS.update({"rss_mb": "RSS MB", "rate_of_own_capacity_pct": "% of own capacity"})
+
+
+class EfficiencySettings(WarmupSettings):
+    path: str = setting("/fruits", "the path loaded")
+    rates: list[float] = setting([250.0, 500.0, 1000.0], "offered rates, the same for every app: below the slowest "
+                                                         "app's capacity", "req/s")
+    step_s: float = setting(10.0, "each rate's measurement", "s", ge=1)
+    step_warmup_s: float = setting(2.0, "each rate first runs this long, unmeasured", "s", ge=0)
+    connections: int = setting(64, "the open-loop driver's connections at most", "connections", ge=1)
+
+    @field_validator("rates")
+    @classmethod
+    def _positive(cls, value: list[float]) -> list[float]:
+        if not value or any(r <= 0 for r in value):
+            raise ValueError("must list at least one rate, each above 0 req/s")
+        return sorted(value)
+
+
+def run(ctx: Context) -> None:
+    cfg: EfficiencySettings = ctx.settings
+    inst = ctx.inst
+    warm = until_steady(ctx, inst, cfg.path, cfg)
+    own_capacity = (ctx.results.get("capacity") or {}).get(cfg.path)
+    not_held = []
+    for rate in cfg.rates:
+        ctx.progress.update(f"{rate:,.0f} req/s")
+        at = point(f"{rate:,.0f} req/s", rate=rate, path=cfg.path, method="GET", open_loop=True)
+        if cfg.step_warmup_s > 0:  # unmeasured, and outside the CPU window below
+            oha.run_oha(inst.base_url + cfg.path, rate=rate, duration_s=cfg.step_warmup_s,
+                        connections=cfg.connections, cpus=ctx.lab.driver_cpus())
+        window = loadpoint.open_window(ctx.lab)
+        result = oha.run_oha(inst.base_url + cfg.path, rate=rate, duration_s=cfg.step_s, connections=cfg.connections,
+                             cpus=ctx.lab.driver_cpus())
+        end_ns = time.monotonic_ns()
+        db_end = ctx.lab.db_cpu_s()
+        series = inst.sampler.snapshot()
+        held = result.rps >= RATE_SHORTFALL_LIMIT * rate
+        flags = loadpoint.flags_of(result) + ([] if held else ["not-held"]) + ([] if warm.steady else ["not-steady"])
+        if not held:
+            not_held.append(f"{rate:,.0f} req/s (achieved {result.rps:,.0f})")
+        extra = {"achieved": result.rps, "driver_bound_reason": result.driver_bound_reason, "warmup": warm.why}
+        put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, flags=flags, extra=extra)  # noqa: E731
+        if own_capacity:  # how near its own limit each app ran at this shared rate
+            put("rate_of_own_capacity_pct", 100 * rate / own_capacity, "%")
+        put("rps", result.rps, "req/s")
+        put("latency_p99_ms", result.latency.percentile(99), "ms")
+        put("errors", result.errors.total, "count")
+        cpu = series.cpu_share("cgroup_cpu_s", window.start_ns, end_ns) or series.cpu_share("cpu_s", window.start_ns,
+                                                                                              end_ns)
+        if result.requests:
+            if cpu is not None:
+                put("app_cpu_ms_per_request", 1000 * cpu * result.duration_s / result.requests, "ms")
+            if window.db_cpu_start is not None and db_end is not None:
+                put("db_cpu_ms_per_request", 1000 * (db_end - window.db_cpu_start) / result.requests, "ms")
+        put("rss_mb", mb(series.mean("rss_bytes", window.start_ns, end_ns)), "MB")
+        inst.check_alive()
+    ctx.outcome("ok", "" if not not_held else "not held: " + ", ".join(not_held))
+
+
+def estimate_s(e: Estimate) -> float:
+    cfg: EfficiencySettings = e.settings
+    warm = cfg.warmup_max_s / 3 if e.start_s > 5 else cfg.window + 2  # the load instance is warm by now
+    return warm + len(cfg.rates) * (cfg.step_warmup_s + cfg.step_s + 1)
+
+
+def tables(view: RunView) -> list[Table]:
+    out = []
+    for metric, title in (*COST, ("rps", "achieved req/s"), ("latency_p99_ms", "p99 ms"), ("errors", "errors"),
+                          ("rate_of_own_capacity_pct", "the rate as % of the app's own capacity (this run)")):
+        t = by_point_table(view, f"efficiency-{metric}", f"At equal offered rates: {title}",
+                           view.find("efficiency", metric), "offered rate",
+                           note="the same rates for every app; not-held: the app could not keep the rate")
+        if t:
+            t.terminal = metric in ("app_cpu_ms_per_request", "db_cpu_ms_per_request")
+            out.append(t)
+    return out
+
+
+def remarks(view: RunView) -> list[str]:
+    """The app's CPU per request at the highest rate every app held, cheapest first."""
+    cells = [c for c in view.find("efficiency", "app_cpu_ms_per_request") if "not-held" not in c.flags]
+    rates = sorted({c.params.get("rate") for c in cells} - {None})
+    targets = {c.target for c in view.find("efficiency")}
+    common = [r for r in rates if {c.target for c in cells if c.params.get("rate") == r} == targets]
+    if not common:
+        return []
+    at = [c for c in cells if c.params.get("rate") == common[-1]]
+    at.sort(key=lambda c: c.summary.median)
+    parts = ", ".join(f"{c.target} {fmt_value(c.summary.median)}" for c in at)
+    reading = (f"; {at[-1].target} spends {at[-1].summary.median / at[0].summary.median:.1f}x the CPU of "
+               f"{at[0].target} per request" if len(at) > 1 and at[0].summary.median > 0 else "")
+    return [f"app CPU ms per request at {fmt_value(common[-1])} req/s (every app held it): {parts}{reading}"]
+
+
+def describe(p: dict, plan: dict) -> str:
+    rates = ", ".join(fmt_value(r) for r in p.get("rates", []))
+    return (f"open loop on {p.get('path', '?')} at {rates} req/s for every app ({p.get('step_s', '?')} s each, after "
+            f"warm-up to steady state): the app's CPU per request from its cgroup, the DB's CPU per request, RSS.")
+
+
+def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
+    from perflab.report import charts as plot
+
+    out = []
+    for metric, title in COST:
+        cells = view.find("efficiency", metric)
+        series = [plot.Series(t, colors[t], [plot._point(c, c.params["rate"], c.point) for c in cells
+                                             if c.target == t and c.params.get("rate")]) for t in colors]
+        out.append(plot.line_chart(f"{title} vs offered rate", series, plot.Axis("offered req/s"),
+                                   plot.Axis(title, zero=True), key=f"efficiency-{metric}"))
+    return out
+
+
+def ensure_driver(settings: EfficiencySettings, say) -> None:
+    oha.ensure_oha(log=say)
+
+
+SCENARIO = Scenario(
+    name="efficiency", title="CPU per request at equal load (open loop, the same rates for every app)",
+    phase=Phase.ON_LOAD, settings=EfficiencySettings, run=run, estimate_s=estimate_s, tables=tables,
+    remarks=remarks, describe=describe, charts=charts, setup=ensure_driver, needs=("capacity",))

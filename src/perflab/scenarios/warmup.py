@@ -1,0 +1,64 @@
+"""Warming an instance up to steady state before measuring it, by the steady scenario's rule
+instead of a fixed sleep: closed-loop one-second intervals until the last `window` of them are
+steady (perflab.steadystate.judge) and, for JVM modes, the JIT compiles less than its limit a
+second (the steady scenario's JIT watch), or until a maximum. The settings are a table part that
+the capacity, efficiency and memneeds scenarios share.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from perflab.drivers import wrk
+from perflab.instance import Instance
+from perflab.scenario import Context
+from perflab.scenarios.steady import _jvm_pid, _JitWatch
+from perflab.settings import Settings, setting
+from perflab.steadystate import Rule, judge
+
+
+class WarmupSettings(Settings):
+    warmup_connections: int = setting(40, "closed-loop connections while warming up", "connections", ge=1)
+    window: int = setting(10, "one-second intervals judged together for steady state", "intervals", ge=3)
+    max_cv: float = setting(0.10, "steady: the window's spread at most", "ratio", gt=0)
+    max_trend: float = setting(0.02, "steady: a significant trend may change throughput this much across the window",
+                               "ratio", gt=0)
+    max_jit_ms_per_s: float = setting(100.0, "steady (JVM modes): the JIT compiles at most this many ms a second "
+                                             "(0: not checked)", "ms/s", ge=0)
+    warmup_max_s: float = setting(90.0, "give up waiting for steady state after this (the figures are marked "
+                                        "not-steady)", "s", gt=0)
+
+    def rule(self) -> Rule:
+        return Rule(window=self.window, max_cv=self.max_cv, max_trend=self.max_trend)
+
+
+@dataclass(frozen=True)
+class WarmedUp:
+    steady: bool
+    seconds: float
+    rps: float      # closed-loop throughput over the last window: where the app stands
+    why: str
+
+
+def until_steady(ctx: Context, inst: Instance, path: str, cfg: WarmupSettings, what: str = "") -> WarmedUp:
+    rule = cfg.rule()
+    cpus = ctx.lab.driver_cpus()
+    jit = _JitWatch(_jvm_pid(inst), cfg)
+    values: list[float] = []
+    started = time.monotonic()
+    while True:
+        inst.check_alive()
+        result = wrk.run_wrk(inst.base_url + path, connections=cfg.warmup_connections,
+                             threads=max(1, min(cfg.warmup_connections, len(cpus))), duration_s=1, cpus=cpus)
+        values.append(result.rps)
+        verdict = judge(values, rule)
+        compiling = jit.still_compiling(len(values)) if verdict.steady else ""
+        elapsed = time.monotonic() - started
+        why = compiling or verdict.why
+        ctx.progress.update(f"{what}warm-up {elapsed:.0f}s, {result.rps:,.0f} req/s ({why})")
+        last = values[-rule.window:]
+        if (verdict.steady and not compiling) or elapsed >= cfg.warmup_max_s:
+            steady = verdict.steady and not compiling
+            return WarmedUp(steady, elapsed, sum(last) / len(last),
+                            why if steady else f"not steady after {elapsed:.0f} s: {why}")
