@@ -14,6 +14,7 @@ from perflab.scenario import Phase, Scenario
 def all_scenarios() -> tuple[Scenario, ...]:
     from perflab.scenarios import (aot, coldstart, density, footprint, latency, memory, scaleup, soak, startup,
                                    steady, sweep, write)
+    from perflab.scenarios import devloop
 
     registered = (
         footprint.SCENARIO,
@@ -28,6 +29,7 @@ def all_scenarios() -> tuple[Scenario, ...]:
         write.SCENARIO,
         density.SCENARIO,
         soak.SCENARIO,
+        devloop.SCENARIO,
     )
     names = [s.name for s in registered]
     if len(set(names)) != len(names):

@@ -1,0 +1,109 @@
+"""LAB-2020's developer-loop claims (scenarios 4.1.1-4.1.3, steps counted by hand) and the
+verdict the measured run gives each: held, did not hold, or unclear (with why)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perflab.results import RunView
+
+from .loops import DEV_MODE, DEVTOOLS, REBUILD
+
+SCENARIO = "devloop"
+# what the lab does itself on every loop before its own steps: the change and the save
+BY_HAND = ("change", "save")
+
+# LAB-2020 4.1.1's step table ("Framework A" is Spring Boot in the lab's mapping)
+PUBLISHED_STEPS = {
+    "Quarkus": ("change", "save"),
+    "Framework A": ("change", "save", "stop", "rebuild", "restart", "test"),
+}
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    text: str
+
+
+CLAIMS = (
+    Claim("4.1.1 Quarkus", "Quarkus shows a code change after two steps (change, save), without a restart"),
+    Claim("4.1.1 Framework A", "Framework A needs more steps to see a change (stop, rebuild, restart, test)"),
+    Claim("4.1.2", "a Kafka stream app is live-coded without stopping the Kafka broker"),
+    Claim("4.1.3", "reactive and imperative endpoints in one source file are live-coded together"),
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    claim: Claim
+    verdict: str  # "held", "did not hold", "unclear"
+    why: str
+
+
+def _median(view: RunView, app_prefix: str, loop: str, edit: str, metric: str) -> float | None:
+    for c in view.find(SCENARIO, metric):
+        if c.app.startswith(app_prefix) and c.params.get("loop") == loop and c.params.get("edit") == edit:
+            return c.summary.median
+    return None
+
+
+def _why_missing(view: RunView, app: str, loop: str) -> str:
+    for o in view.outcomes:
+        if o["app"] == app and o["scenario"] == f"{SCENARIO}:{loop}" and o["status"] != "ok":
+            return f"{app} {loop}: {o['status']}: {o['reason']}"
+    return f"{app} {loop} was not measured in this run"
+
+
+def _quarkus(view: RunView) -> Verdict:
+    claim = CLAIMS[0]
+    steps = _median(view, "quarkus", DEV_MODE, "hello", "steps")
+    seconds = _median(view, "quarkus", DEV_MODE, "hello", "round_trip_s")
+    if steps is None or seconds is None:
+        return Verdict(claim, "unclear", _why_missing(view, "quarkus", DEV_MODE))
+    if steps <= len(PUBLISHED_STEPS["Quarkus"]):
+        return Verdict(claim, "held", f"dev mode showed the change after {steps:g} steps, median {seconds:.1f} s "
+                                      "from the save to the first response showing it")
+    return Verdict(claim, "did not hold", f"the lab needed {steps:g} steps")
+
+
+def _framework_a(view: RunView) -> Verdict:
+    claim = CLAIMS[1]
+    quarkus = _median(view, "quarkus", DEV_MODE, "hello", "steps")
+    devtools = _median(view, "spring-boot", DEVTOOLS, "hello", "steps")
+    plain = _median(view, "spring-boot", REBUILD, "hello", "steps")
+    shown = _median(view, "spring-boot", DEVTOOLS, "hello", "round_trip_s")
+    if devtools is not None and shown is not None:
+        baseline = quarkus if quarkus is not None else len(PUBLISHED_STEPS["Quarkus"])
+        if devtools > baseline:
+            return Verdict(claim, "held", f"with DevTools Spring Boot took {devtools:g} steps (change, save, compile: "
+                                          f"the compile an IDE does on save), no stop and no rebuild; "
+                                          f"median {shown:.1f} s. Fewer than LAB-2020's "
+                                          f"{len(PUBLISHED_STEPS['Framework A'])}, more than Quarkus's {baseline:g}")
+        return Verdict(claim, "did not hold", f"with DevTools Spring Boot took {devtools:g} steps, as few as Quarkus")
+    if plain is not None:
+        return Verdict(claim, "held", f"DevTools was not measured ({_why_missing(view, 'spring-boot', DEVTOOLS)}); "
+                                      f"stop-rebuild-restart took {plain:g} steps")
+    return Verdict(claim, "unclear", _why_missing(view, "spring-boot", DEVTOOLS))
+
+
+def _not_measured(claim: Claim, what: str) -> Verdict:
+    return Verdict(claim, "unclear", f"not measured: {what}")
+
+
+def verdicts(view: RunView) -> list[Verdict]:
+    if not view.find(SCENARIO) and not any(o["scenario"].startswith(SCENARIO) for o in view.outcomes):
+        return []
+    return [_quarkus(view), _framework_a(view),
+            _not_measured(CLAIMS[2], "the run had no stream app on a Kafka broker"),
+            _not_measured(CLAIMS[3], "the run made no edit of a file holding reactive and imperative endpoints")]
+
+
+def remarks(view: RunView) -> list[str]:
+    lines = [f"LAB-2020 steps: Quarkus {len(PUBLISHED_STEPS['Quarkus'])} ({', '.join(PUBLISHED_STEPS['Quarkus'])}); "
+             f"Framework A {len(PUBLISHED_STEPS['Framework A'])} ({', '.join(PUBLISHED_STEPS['Framework A'])}). "
+             "Measured steps count the change and the save plus what the lab had to do before a request "
+             "showed the change (the request itself is not counted for anyone)."]
+    for v in verdicts(view):
+        lines.append(f"LAB-2020 {v.claim.id} ({v.claim.text}): {v.verdict}: {v.why}.")
+    return lines

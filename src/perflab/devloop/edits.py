@@ -1,0 +1,51 @@
+"""The scripted edits, per app: the file holding /hello's text and the change that shows over HTTP.
+
+Each edit is made on the tracked text of the file (not on the previous edit), so a repeat never
+depends on what the one before left behind. "broken" does not compile (an undefined name next to
+the text); its fix is the next "hello" edit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+UNDEFINED = "perflabUndefinedName"
+
+
+@dataclass(frozen=True)
+class HelloSource:
+    file: str          # relative to the app's folder
+    text: str          # the greeting's literal start in the tracked file
+
+    def changed(self, tag: str) -> tuple[str, str, str]:
+        """(old, new, what the response then shows) for a compiling change of the text."""
+        shown = f"Hello ({tag}) from"
+        return self.text, self.text.replace("Hello from", shown), shown
+
+    def broken(self) -> tuple[str, str]:
+        """(old, new) for an edit that does not compile: an undefined name before the literal."""
+        return self.text, f"{UNDEFINED} + {self.text}"
+
+
+HELLO = {
+    "quarkus": HelloSource("src/main/java/dev/perflab/HelloResource.java", '"Hello from Quarkus ('),
+    "spring-boot": HelloSource("src/main/java/dev/perflab/springboot/web/HelloController.java",
+                               '"Hello from Spring Boot ('),
+    "spring-webflux": HelloSource("src/main/java/dev/perflab/springwebflux/web/HelloController.java",
+                                  '"Hello from Spring WebFlux ('),
+    "thorntail": HelloSource("app/src/main/java/dev/perflab/thorntail/HelloResource.java",
+                             '"Hello from Thorntail ('),
+    "go-reference": HelloSource("handlers.go", '"Hello from Go ('),
+}
+
+
+def where_it_points(text: str, file: str) -> int | None:
+    """The 1-based line of `text` that first names the edited file (its base name) next to a line
+    number, e.g. `HelloResource.java:[21,16]` or `handlers.go:75:`: where a developer finds the
+    meaningful line. None when the output never names it."""
+    base = file.rsplit("/", 1)[-1]
+    for i, line in enumerate(text.splitlines(), 1):
+        at = line.find(base)
+        if at >= 0 and any(c.isdigit() for c in line[at + len(base):at + len(base) + 8]):
+            return i
+    return None
