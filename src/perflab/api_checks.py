@@ -9,11 +9,13 @@ from typing import Callable
 
 from perflab import contract
 from perflab.apps import CONTRACT_API, App
+from perflab.devloop import stream
 
 Check = Callable[[str], list[str]]
 
 CHECKS: dict[str, Check] = {
     CONTRACT_API: contract.verify,
+    "stream": stream.verify,
 }
 
 

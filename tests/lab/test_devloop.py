@@ -28,9 +28,9 @@ def _tracked_text(app: apps.App) -> dict[str, str]:
         str(p): p.read_text() for p in app.dir.glob("*.go")}
 
 
-def _run(database, name: str):
+def _run(database, name: str, more: str = ""):
     _, conn = database
-    lab = make_lab(PLAN.replace('"go-reference"', f'"{name}"'), conn)
+    lab = make_lab(PLAN.replace('"go-reference"', f'"{name}"') + more, conn)
     app = apps.get(name)
     before = _tracked_text(app)
     run_scenario(lab, "devloop", app, next(iter(app.modes)))
@@ -47,7 +47,7 @@ def _one(view, loop: str, edit: str, metric: str):
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")
 def test_go_rebuild_restart_round_trip_shows_the_change_and_the_broken_build(database, workdir):
-    lab, view = _run(database, "go-reference")
+    lab, view = _run(database, "go-reference", "streams = false\n")
     assert _one(view, "rebuild-restart", "hello", "round_trip_s").summary.median > 0
     assert _one(view, "rebuild-restart", "hello", "steps").summary.median == 5   # change, save, stop, rebuild, restart
     broken = _one(view, "rebuild-restart", "broken", "error_visible_s")
@@ -59,7 +59,7 @@ def test_go_rebuild_restart_round_trip_shows_the_change_and_the_broken_build(dat
 
 @pytest.mark.slow
 def test_spring_devtools_shows_a_change_after_the_compile_alone(database, workdir):
-    lab, view = _run(database, "spring-boot")
+    lab, view = _run(database, "spring-boot", "restart_too = false\nstreams = false\n")
     assert _one(view, "devtools", "hello", "steps").summary.median == 3          # change, save, compile
     assert _one(view, "devtools", "hello", "round_trip_s").summary.median > 0
     assert _one(view, "devtools", "broken", "error_line").summary.median >= 1

@@ -30,6 +30,7 @@ CLAIMS = (
     Claim("4.1.1 Quarkus", "Quarkus shows a code change after two steps (change, save), without a restart"),
     Claim("4.1.1 Framework A", "Framework A needs more steps to see a change (stop, rebuild, restart, test)"),
     Claim("4.1.2", "a Kafka stream app is live-coded without stopping the Kafka broker"),
+    Claim("4.1.2 Framework A", "Framework A needs the Kafka broker restarted to see a change of a stream app"),
     Claim("4.1.3", "reactive and imperative endpoints in one source file are live-coded together"),
 )
 
@@ -87,6 +88,40 @@ def _framework_a(view: RunView) -> Verdict:
     return Verdict(claim, "unclear", _why_missing(view, "spring-boot", DEVTOOLS))
 
 
+def _restarts(view: RunView, app: str, loop: str) -> float | None:
+    for c in view.find(SCENARIO, "broker_restarts"):
+        if c.app == app and c.params.get("loop") == loop:
+            return c.summary.max
+    return None
+
+
+def _stream_quarkus(view: RunView) -> Verdict:
+    claim = CLAIMS[2]
+    shown = _median(view, "stream-quarkus", DEV_MODE, "hello", "round_trip_s")
+    restarts = _restarts(view, "stream-quarkus", DEV_MODE)
+    if shown is None or restarts is None:
+        plain = _restarts(view, "stream-quarkus", REBUILD)
+        also = (f"; its stop-rebuild-restart loop needed {plain:g} broker restarts" if plain is not None else "")
+        return Verdict(claim, "unclear", _why_missing(view, "stream-quarkus", DEV_MODE) + also)
+    if restarts == 0:
+        return Verdict(claim, "held", f"Quarkus dev mode showed the new transformation after {shown:.1f} s (median) "
+                                      "with the broker running throughout")
+    return Verdict(claim, "did not hold", f"the broker had to be restarted {restarts:g} times")
+
+
+def _stream_framework_a(view: RunView) -> Verdict:
+    claim = CLAIMS[3]
+    for loop in (DEVTOOLS, REBUILD):
+        shown = _median(view, "stream-spring", loop, "hello", "round_trip_s")
+        restarts = _restarts(view, "stream-spring", loop)
+        if shown is not None and restarts is not None:
+            if restarts == 0:
+                return Verdict(claim, "did not hold", f"Spring Boot's stream app ({loop}) showed the new transformation "
+                                                      f"after {shown:.1f} s (median) without a broker restart")
+            return Verdict(claim, "held", f"with {loop} the broker had to be restarted {restarts:g} times")
+    return Verdict(claim, "unclear", _why_missing(view, "stream-spring", DEVTOOLS))
+
+
 def _not_measured(claim: Claim, what: str) -> Verdict:
     return Verdict(claim, "unclear", f"not measured: {what}")
 
@@ -94,9 +129,8 @@ def _not_measured(claim: Claim, what: str) -> Verdict:
 def verdicts(view: RunView) -> list[Verdict]:
     if not view.find(SCENARIO) and not any(o["scenario"].startswith(SCENARIO) for o in view.outcomes):
         return []
-    return [_quarkus(view), _framework_a(view),
-            _not_measured(CLAIMS[2], "the run had no stream app on a Kafka broker"),
-            _not_measured(CLAIMS[3], "the run made no edit of a file holding reactive and imperative endpoints")]
+    return [_quarkus(view), _framework_a(view), _stream_quarkus(view), _stream_framework_a(view),
+            _not_measured(CLAIMS[4], "the run made no edit of a file holding reactive and imperative endpoints")]
 
 
 def remarks(view: RunView) -> list[str]:

@@ -1,4 +1,5 @@
-"""The scripted edits, per app: the file holding /hello's text and the change that shows over HTTP.
+"""The scripted edits, per app: the file holding /hello's text (or, for a stream app, its
+transformation) and the change that shows over HTTP.
 
 Each edit is made on the tracked text of the file (not on the previous edit), so a repeat never
 depends on what the one before left behind. "broken" does not compile (an undefined name next to
@@ -27,6 +28,15 @@ class HelloSource:
         return self.text, f"{UNDEFINED} + {self.text}"
 
 
+@dataclass(frozen=True)
+class TransformSource(HelloSource):
+    """A stream app's transformation: the change prefixes every record it transforms from then on."""
+
+    def changed(self, tag: str) -> tuple[str, str, str]:
+        shown = f"({tag}) "
+        return self.text, f'"{shown}" + {self.text}', shown
+
+
 HELLO = {
     "quarkus": HelloSource("src/main/java/dev/perflab/HelloResource.java", '"Hello from Quarkus ('),
     "spring-boot": HelloSource("src/main/java/dev/perflab/springboot/web/HelloController.java",
@@ -36,6 +46,12 @@ HELLO = {
     "thorntail": HelloSource("app/src/main/java/dev/perflab/thorntail/HelloResource.java",
                              '"Hello from Thorntail ('),
     "go-reference": HelloSource("handlers.go", '"Hello from Go ('),
+}
+
+
+TRANSFORM = {
+    "stream-spring": TransformSource("src/main/java/dev/perflab/streamspring/Transform.java", "value.toUpperCase()"),
+    "stream-quarkus": TransformSource("src/main/java/dev/perflab/streamquarkus/Transform.java", "value.toUpperCase()"),
 }
 
 

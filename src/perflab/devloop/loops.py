@@ -38,6 +38,14 @@ class AfterSave:
 class Unavailable(LabError):
     """This loop cannot run here (e.g. dev-mode artifacts missing from the registry)."""
 
+    status = "unavailable"
+
+
+class CheckFailed(Unavailable):
+    """The app started but failed its check before measuring."""
+
+    status = "failed"
+
 
 def _tool_env(wc: WorkingCopy, port: int, db_env: dict[str, str], mode: str) -> dict[str, str]:
     env = build_env(wc.app)

@@ -1,6 +1,6 @@
 """What the devloop scenario needs beyond the builds, for `perflab doctor`: the dev-mode artifacts
 Maven resolves on first use (a registry that lacks them makes dev mode "unavailable", not a
-failure) and a writable place for working copies."""
+failure), the Kafka broker's jars and a writable place for working copies."""
 
 from __future__ import annotations
 
@@ -54,6 +54,16 @@ def checks() -> list:
     else:
         out.append(Check("devloop: dev-mode artifacts", True, "Quarkus dev mode and Spring Boot DevTools artifacts "
                          "are in the local Maven repository", required=False))
+    from perflab import kafka
+
+    lib = kafka.jars_dir()
+    have = (lib / ".complete").exists()
+    out.append(Check("devloop: Kafka broker", have,
+                     f"Apache Kafka {kafka.KAFKA_VERSION} jars in {lib}" if have else
+                     f"Apache Kafka {kafka.KAFKA_VERSION} is resolved from Maven Central (about 45 jars) before the "
+                     "first devloop with stream apps",
+                     f"nothing to do where Maven Central is reachable; the registry must serve "
+                     f"org.apache.kafka:kafka_{kafka.SCALA}:{kafka.KAFKA_VERSION}", required=False))
     writable = os.access(work_dir(), os.W_OK)
     out.append(Check("devloop: working copies", writable, f"edits go to copies under {work_dir() / 'devloop'}",
                      "make the work directory writable or set PERFLAB_WORKDIR", required=False))

@@ -38,20 +38,27 @@ class LoopResult:
     trips: list[Trip] = field(default_factory=list)
 
 
-def http_get(url: str, timeout: float) -> tuple[int | None, str]:
-    """(status, body) of a GET, or (None, "") when nothing answers."""
+def http_request(url: str, timeout: float, method: str = "GET", body: str | None = None) -> tuple[int | None, str]:
+    """(status, body) of a request, or (None, "") when nothing answers. A body is sent as text/plain."""
     rest = url.split("://", 1)[1]
     hostport, _, path = rest.partition("/")
     host, port = hostport.rsplit(":", 1)
     conn = http.client.HTTPConnection(host, int(port), timeout=max(timeout, 0.5))
+    headers = {"Accept": "text/plain, */*;q=0.5"}
+    if body is not None:
+        headers["Content-Type"] = "text/plain"
     try:
-        conn.request("GET", "/" + path, headers={"Accept": "text/plain"})
+        conn.request(method, "/" + path, body=None if body is None else body.encode(), headers=headers)
         resp = conn.getresponse()
         return resp.status, resp.read().decode(errors="replace")
     except (OSError, http.client.HTTPException):
         return None, ""
     finally:
         conn.close()
+
+
+def http_get(url: str, timeout: float) -> tuple[int | None, str]:
+    return http_request(url, timeout)
 
 
 def wait_for(url: str, want: Callable[[int | None, str], bool], since_ns: int, timeout_s: float, poll_s: float,
@@ -78,11 +85,18 @@ class Script:
                  backends: Callable[[], set[int]], say: Callable[[str], None] = lambda s: None):
         self.loop, self.hello, self.url, self.poll_s = loop, hello, loop.base_url + path, poll_s
         self.backends, self.say = backends, say
+        self.ready_url = self.url
+        self.extra_steps: list[str] = []  # steps a change needed beyond the loop's own (e.g. a broker restart)
+
+    def shows(self, shown: str, saved_ns: int) -> tuple[float | None, int | None, str]:
+        """Wait until a response shows `shown`: (seconds since the save or None, last status, body)."""
+        return wait_for(self.url, lambda s, b: s == 200 and shown in b, saved_ns, self.loop.timeout_s,
+                        self.poll_s, self.loop.alive)
 
     def start(self) -> LoopResult:
         loop = self.loop
         loop.start()
-        seconds, status, _ = wait_for(self.url, lambda s, b: s == 200, loop.started_ns, loop.timeout_s,
+        seconds, status, _ = wait_for(self.ready_url, lambda s, b: s == 200, loop.started_ns, loop.timeout_s,
                                       self.poll_s, loop.alive)
         if seconds is None:
             log = loop.app_log.read_text(errors="replace") if loop.app_log.exists() else ""
@@ -103,8 +117,9 @@ class Script:
         done = self.loop.after_save()
         if done.failed:
             return Trip(edit, repeat, None, done.steps, note=f"{done.failed} failed:\n{done.output[-1500:]}")
-        seconds, status, body = wait_for(self.url, lambda s, b: s == 200 and shown in b, saved,
-                                         self.loop.timeout_s, self.poll_s, self.loop.alive)
+        seconds, status, body = self.shows(shown, saved)
+        done.steps.extend(self.extra_steps)
+        self.extra_steps = []
         after = self.backends()
         kept = bool(before & after) if before else None
         note = "" if seconds is not None else f"not shown (last status {status}: {body[:200]!r})"
