@@ -54,3 +54,19 @@ def test_a_stream_change_without_a_broker_restart_refutes_framework_a_needing_on
 
 def test_no_devloop_in_the_run_gives_no_verdicts(workdir):
     assert claims.verdicts(_view([])) == []
+
+
+def test_the_mixed_file_claim_needs_dev_mode_and_reports_the_restart_figure_otherwise(workdir):
+    view = _view([("quarkus", "rebuild-restart", "mixed", "round_trip_s", 40.0)],
+                 [("quarkus", "dev-mode", "unavailable", "the registry lacks X")])
+    v = _verdict(view, "4.1.3")
+    assert v.verdict == "unclear" and "40.0 s" in v.why
+    held = _view([("quarkus", "dev-mode", "mixed", "round_trip_s", 2.0)])
+    assert _verdict(held, "4.1.3").verdict == "held"
+
+
+def test_remarks_put_the_published_steps_beside_the_measured_ones(workdir):
+    view = _view([("spring-boot", "devtools", "hello", "steps", 3),
+                  ("spring-boot", "devtools", "hello", "round_trip_s", 9.0)])
+    text = "\n".join(claims.remarks(view))
+    assert "Framework A 6" in text and "spring-boot devtools: 3 steps" in text and "9.0 s" in text

@@ -55,6 +55,39 @@ TRANSFORM = {
 }
 
 
+# LAB-2020 4.1.3: one new source file holding an imperative and a reactive endpoint (a new endpoint
+# the first time, a change of both the next times); only where the framework serves both styles
+# side by side in one class.
+MIXED = {
+    "quarkus": ("src/main/java/dev/perflab/MixedResource.java", """package dev.perflab;
+
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+@Path("/mixed")
+public class MixedResource {
+    @GET
+    @Path("imperative")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String imperative() {
+        return "imperative (TAG)";
+    }
+
+    @GET
+    @Path("reactive")
+    @Produces(MediaType.TEXT_PLAIN)
+    public Uni<String> reactive() {
+        return Uni.createFrom().item("reactive (TAG)");
+    }
+}
+"""),
+}
+MIXED_PATHS = {"/mixed/imperative": "imperative (TAG)", "/mixed/reactive": "reactive (TAG)"}
+
+
 def where_it_points(text: str, file: str) -> int | None:
     """The 1-based line of `text` that first names the edited file (its base name) next to a line
     number, e.g. `HelloResource.java:[21,16]` or `handlers.go:75:`: where a developer finds the

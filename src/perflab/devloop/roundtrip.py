@@ -11,10 +11,10 @@ from typing import Callable
 
 from perflab.probes.proc import tree_rss_bytes
 
-from .edits import UNDEFINED, HelloSource, where_it_points
+from .edits import MIXED, MIXED_PATHS, UNDEFINED, HelloSource, where_it_points
 from .loops import Loop, QuarkusDev, Unavailable, missing_artifacts
 
-HELLO, BROKEN, FIX = "hello", "broken", "fix"
+HELLO, BROKEN, FIX, MIXED_EDIT = "hello", "broken", "fix", "mixed"
 
 
 @dataclass
@@ -125,6 +125,26 @@ class Script:
         note = "" if seconds is not None else f"not shown (last status {status}: {body[:200]!r})"
         return Trip(edit, repeat, seconds, done.steps, db_kept=kept, note=note)
 
+    def mixed(self, repeat: int) -> Trip:
+        """One file with an imperative and a reactive endpoint, saved (new the first time): visible once
+        both answer with the new text."""
+        file, source = MIXED[self.loop.wc.source.name]
+        tag = f"mixed {repeat + 1}"
+        before = self.backends()
+        saved = self.loop.wc.write(file, source.replace("TAG", tag))
+        done = self.loop.after_save()
+        if done.failed:
+            return Trip(MIXED_EDIT, repeat, None, done.steps, note=f"{done.failed} failed:\n{done.output[-1500:]}")
+        seconds = None
+        for path, text in MIXED_PATHS.items():
+            shown = text.replace("TAG", tag)
+            seconds, status, body = wait_for(self.loop.base_url + path, lambda s, b: s == 200 and shown in b, saved,
+                                             self.loop.timeout_s, self.poll_s, self.loop.alive)
+            if seconds is None:
+                return Trip(MIXED_EDIT, repeat, None, done.steps, note=f"{path} never showed it (last status {status})")
+        after = self.backends()
+        return Trip(MIXED_EDIT, repeat, seconds, done.steps, db_kept=bool(before & after) if before else None)
+
     def broken(self, repeat: int) -> Trip:
         """An edit that does not compile: how long until the error is visible, and where."""
         old, new = self.hello.broken()
@@ -150,5 +170,8 @@ class Script:
                 self.say(f"{self.loop.kind}: broken edit and fix {r + 1}/{repeats}")
                 result.trips.append(self.broken(r))
                 result.trips.append(self.change(FIX, r))
+            if self.loop.wc.source.name in MIXED:
+                self.say(f"{self.loop.kind}: reactive and imperative endpoints in one file {r + 1}/{repeats}")
+                result.trips.append(self.mixed(r))
         result.rss_after_mb = _mb(self.loop.proc.pid if self.loop.proc else None)
         return result

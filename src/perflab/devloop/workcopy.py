@@ -75,6 +75,16 @@ class WorkingCopy:
         assert self.root is not None
         return self.root / MAVEN_WRAPPER.name
 
+    def write(self, rel_path: str, content: str) -> int:
+        """Save a whole file (e.g. a new one); the monotonic time (ns) at which the save completed."""
+        path = self.app.dir / rel_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w") as f:
+            f.write(content)
+            f.flush()
+            os.fsync(f.fileno())
+        return time.monotonic_ns()
+
     def edit(self, rel_path: str, old: str, new: str) -> int:
         """Save the file with `old` (as in the tracked version) replaced by `new`; returns the
         monotonic time (ns) at which the save completed."""
@@ -85,8 +95,4 @@ class WorkingCopy:
         if original.count(old) != 1:
             raise LabError(f"devloop: the edit of {self.source.name}/{rel_path} expects {old!r} exactly once, "
                            f"found {original.count(old)} times", fix="update the edit in perflab.devloop.edits")
-        with open(path, "w") as f:
-            f.write(original.replace(old, new))
-            f.flush()
-            os.fsync(f.fileno())
-        return time.monotonic_ns()
+        return self.write(rel_path, original.replace(old, new))
