@@ -11,6 +11,7 @@ from typing import Callable
 
 from perflab import contract
 from perflab.apps import CONTRACT_API, OWN_API, App, Smoke
+from perflab.devloop import stream
 
 Check = Callable[[str], list[str]]
 
@@ -23,6 +24,7 @@ def _ready_only(base_url: str) -> list[str]:
 CHECKS: dict[str, Check] = {
     CONTRACT_API: contract.verify,
     OWN_API: _ready_only,
+    "stream": stream.verify,
 }
 
 

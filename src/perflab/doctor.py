@@ -134,7 +134,14 @@ def run_checks() -> list[Check]:
         _check_binary("go", "Go (the Go reference app)", "golang", required=False, version_args=("version",)),
         _check_oha(),
         _check_cgroups(),
+        *_devloop_checks(),
     ]
+
+
+def _devloop_checks() -> list[Check]:
+    from perflab.devloop import needs
+
+    return needs.checks()
 
 
 def doctor(install: bool = True, log: Callable[[str], None] = print) -> list[Check]:

@@ -15,6 +15,7 @@ def all_scenarios() -> tuple[Scenario, ...]:
     from perflab.scenarios import (aot, coldstart, density, footprint, latency, memory, scaleup, soak, startup,
                                    steady, sweep, write)
     from perflab.scenarios import capacity, efficiency, memneeds
+    from perflab.scenarios import devloop
 
     registered = (
         footprint.SCENARIO,
@@ -32,6 +33,7 @@ def all_scenarios() -> tuple[Scenario, ...]:
         capacity.SCENARIO,
         efficiency.SCENARIO,
         memneeds.SCENARIO,
+        devloop.SCENARIO,
     )
     names = [s.name for s in registered]
     if len(set(names)) != len(names):

@@ -1,0 +1,100 @@
+"""The scripted edits, per app: the file holding /hello's text (or, for a stream app, its
+transformation) and the change that shows over HTTP.
+
+Each edit is made on the tracked text of the file (not on the previous edit), so a repeat never
+depends on what the one before left behind. "broken" does not compile (an undefined name next to
+the text); its fix is the next "hello" edit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+UNDEFINED = "perflabUndefinedName"
+
+
+@dataclass(frozen=True)
+class HelloSource:
+    file: str          # relative to the app's folder
+    text: str          # the greeting's literal start in the tracked file
+
+    def changed(self, tag: str) -> tuple[str, str, str]:
+        """(old, new, what the response then shows) for a compiling change of the text."""
+        shown = f"Hello ({tag}) from"
+        return self.text, self.text.replace("Hello from", shown), shown
+
+    def broken(self) -> tuple[str, str]:
+        """(old, new) for an edit that does not compile: an undefined name before the literal."""
+        return self.text, f"{UNDEFINED} + {self.text}"
+
+
+@dataclass(frozen=True)
+class TransformSource(HelloSource):
+    """A stream app's transformation: the change prefixes every record it transforms from then on."""
+
+    def changed(self, tag: str) -> tuple[str, str, str]:
+        shown = f"({tag}) "
+        return self.text, f'"{shown}" + {self.text}', shown
+
+
+HELLO = {
+    "quarkus": HelloSource("src/main/java/dev/perflab/HelloResource.java", '"Hello from Quarkus ('),
+    "spring-boot": HelloSource("src/main/java/dev/perflab/springboot/web/HelloController.java",
+                               '"Hello from Spring Boot ('),
+    "spring-webflux": HelloSource("src/main/java/dev/perflab/springwebflux/web/HelloController.java",
+                                  '"Hello from Spring WebFlux ('),
+    "thorntail": HelloSource("app/src/main/java/dev/perflab/thorntail/HelloResource.java",
+                             '"Hello from Thorntail ('),
+    "go-reference": HelloSource("handlers.go", '"Hello from Go ('),
+}
+
+
+TRANSFORM = {
+    "stream-spring": TransformSource("src/main/java/dev/perflab/streamspring/Transform.java", "value.toUpperCase()"),
+    "stream-quarkus": TransformSource("src/main/java/dev/perflab/streamquarkus/Transform.java", "value.toUpperCase()"),
+}
+
+
+# LAB-2020 4.1.3: one new source file holding an imperative and a reactive endpoint (a new endpoint
+# the first time, a change of both the next times); only where the framework serves both styles
+# side by side in one class.
+MIXED = {
+    "quarkus": ("src/main/java/dev/perflab/MixedResource.java", """package dev.perflab;
+
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+@Path("/mixed")
+public class MixedResource {
+    @GET
+    @Path("imperative")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String imperative() {
+        return "imperative (TAG)";
+    }
+
+    @GET
+    @Path("reactive")
+    @Produces(MediaType.TEXT_PLAIN)
+    public Uni<String> reactive() {
+        return Uni.createFrom().item("reactive (TAG)");
+    }
+}
+"""),
+}
+MIXED_PATHS = {"/mixed/imperative": "imperative (TAG)", "/mixed/reactive": "reactive (TAG)"}
+
+
+def where_it_points(text: str, file: str) -> int | None:
+    """The 1-based line of `text` that first names the edited file (its base name) next to a line
+    number, e.g. `HelloResource.java:[21,16]` or `handlers.go:75:`: where a developer finds the
+    meaningful line. None when the output never names it."""
+    base = file.rsplit("/", 1)[-1]
+    for i, line in enumerate(text.splitlines(), 1):
+        at = line.find(base)
+        if at >= 0 and any(c.isdigit() for c in line[at + len(base):at + len(base) + 8]):
+            return i
+    return None

@@ -1,0 +1,177 @@
+"""One loop, scripted: start it, then per repeat a compiling change of /hello's text, an edit that
+does not compile, and its fix; each timed from the completed save to the first HTTP response (or
+step output) that shows it."""
+
+from __future__ import annotations
+
+import http.client
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from perflab.probes.proc import tree_rss_bytes
+
+from .edits import MIXED, MIXED_PATHS, UNDEFINED, HelloSource, where_it_points
+from .loops import Loop, QuarkusDev, Unavailable, missing_artifacts
+
+HELLO, BROKEN, FIX, MIXED_EDIT = "hello", "broken", "fix", "mixed"
+
+
+@dataclass
+class Trip:
+    edit: str
+    repeat: int
+    seconds: float | None            # save -> change (or error) visible; None: never within the timeout
+    steps: list[str]
+    where: str = ""                   # for an error: "http", "compile output", "rebuild output"
+    line: int | None = None           # the line of that output naming the edited file and line
+    db_kept: bool | None = None       # the same DB backend connections before and after
+    note: str = ""
+
+
+@dataclass
+class LoopResult:
+    kind: str
+    start_s: float
+    rss_started_mb: float | None
+    rss_after_mb: float | None = None
+    trips: list[Trip] = field(default_factory=list)
+
+
+def http_request(url: str, timeout: float, method: str = "GET", body: str | None = None) -> tuple[int | None, str]:
+    """(status, body) of a request, or (None, "") when nothing answers. A body is sent as text/plain."""
+    rest = url.split("://", 1)[1]
+    hostport, _, path = rest.partition("/")
+    host, port = hostport.rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=max(timeout, 0.5))
+    headers = {"Accept": "text/plain, */*;q=0.5"}
+    if body is not None:
+        headers["Content-Type"] = "text/plain"
+    try:
+        conn.request(method, "/" + path, body=None if body is None else body.encode(), headers=headers)
+        resp = conn.getresponse()
+        return resp.status, resp.read().decode(errors="replace")
+    except (OSError, http.client.HTTPException):
+        return None, ""
+    finally:
+        conn.close()
+
+
+def http_get(url: str, timeout: float) -> tuple[int | None, str]:
+    return http_request(url, timeout)
+
+
+def wait_for(url: str, want: Callable[[int | None, str], bool], since_ns: int, timeout_s: float, poll_s: float,
+             alive: Callable[[], bool]) -> tuple[float | None, int | None, str]:
+    """Poll until want(status, body); (seconds since since_ns or None, last status, last body)."""
+    deadline = since_ns + int(timeout_s * 1e9)
+    status, body = None, ""
+    while time.monotonic_ns() < deadline:
+        status, body = http_get(url, (deadline - time.monotonic_ns()) / 1e9)
+        if want(status, body):
+            return (time.monotonic_ns() - since_ns) / 1e9, status, body
+        if not alive():
+            break
+        time.sleep(poll_s)
+    return None, status, body
+
+
+def _mb(pid: int | None) -> float | None:
+    return tree_rss_bytes(pid) / 1e6 if pid else None
+
+
+class Script:
+    def __init__(self, loop: Loop, hello: HelloSource, path: str, poll_s: float,
+                 backends: Callable[[], set[int]], say: Callable[[str], None] = lambda s: None):
+        self.loop, self.hello, self.url, self.poll_s = loop, hello, loop.base_url + path, poll_s
+        self.backends, self.say = backends, say
+        self.ready_url = self.url
+        self.extra_steps: list[str] = []  # steps a change needed beyond the loop's own (e.g. a broker restart)
+
+    def shows(self, shown: str, saved_ns: int) -> tuple[float | None, int | None, str]:
+        """Wait until a response shows `shown`: (seconds since the save or None, last status, body)."""
+        return wait_for(self.url, lambda s, b: s == 200 and shown in b, saved_ns, self.loop.timeout_s,
+                        self.poll_s, self.loop.alive)
+
+    def start(self) -> LoopResult:
+        loop = self.loop
+        loop.start()
+        seconds, status, _ = wait_for(self.ready_url, lambda s, b: s == 200, loop.started_ns, loop.timeout_s,
+                                      self.poll_s, loop.alive)
+        if seconds is None:
+            log = loop.app_log.read_text(errors="replace") if loop.app_log.exists() else ""
+            missing = missing_artifacts(log)
+            if isinstance(loop, QuarkusDev) and missing:
+                raise Unavailable(f"dev mode cannot start: the registry lacks {', '.join(missing[:4])}")
+            tail = "\n".join(log.splitlines()[-15:])
+            raise Unavailable(f"{loop.kind} did not answer on {self.url} within {loop.timeout_s:.0f} s"
+                              f" (last status {status})", details=tail)
+        pid = loop.proc.pid if loop.proc else None
+        return LoopResult(loop.kind, seconds, _mb(pid))
+
+    def change(self, edit: str, repeat: int) -> Trip:
+        """A compiling change of the greeting; `edit` is hello or fix (after a broken edit)."""
+        old, new, shown = self.hello.changed(f"{edit} {repeat + 1}")
+        before = self.backends()
+        saved = self.loop.wc.edit(self.hello.file, old, new)
+        done = self.loop.after_save()
+        if done.failed:
+            return Trip(edit, repeat, None, done.steps, note=f"{done.failed} failed:\n{done.output[-1500:]}")
+        seconds, status, body = self.shows(shown, saved)
+        done.steps.extend(self.extra_steps)
+        self.extra_steps = []
+        after = self.backends()
+        kept = bool(before & after) if before else None
+        note = "" if seconds is not None else f"not shown (last status {status}: {body[:200]!r})"
+        return Trip(edit, repeat, seconds, done.steps, db_kept=kept, note=note)
+
+    def mixed(self, repeat: int) -> Trip:
+        """One file with an imperative and a reactive endpoint, saved (new the first time): visible once
+        both answer with the new text."""
+        file, source = MIXED[self.loop.wc.source.name]
+        tag = f"mixed {repeat + 1}"
+        before = self.backends()
+        saved = self.loop.wc.write(file, source.replace("TAG", tag))
+        done = self.loop.after_save()
+        if done.failed:
+            return Trip(MIXED_EDIT, repeat, None, done.steps, note=f"{done.failed} failed:\n{done.output[-1500:]}")
+        seconds = None
+        for path, text in MIXED_PATHS.items():
+            shown = text.replace("TAG", tag)
+            seconds, status, body = wait_for(self.loop.base_url + path, lambda s, b: s == 200 and shown in b, saved,
+                                             self.loop.timeout_s, self.poll_s, self.loop.alive)
+            if seconds is None:
+                return Trip(MIXED_EDIT, repeat, None, done.steps, note=f"{path} never showed it (last status {status})")
+        after = self.backends()
+        return Trip(MIXED_EDIT, repeat, seconds, done.steps, db_kept=bool(before & after) if before else None)
+
+    def broken(self, repeat: int) -> Trip:
+        """An edit that does not compile: how long until the error is visible, and where."""
+        old, new = self.hello.broken()
+        saved = self.loop.wc.edit(self.hello.file, old, new)
+        done = self.loop.after_save()
+        if done.failed:
+            seconds = (time.monotonic_ns() - saved) / 1e9
+            return Trip(BROKEN, repeat, seconds, done.steps, where=f"{done.failed} output",
+                        line=where_it_points(done.output, self.hello.file))
+        # a dev mode shows it on the next request (an error page)
+        seconds, status, body = wait_for(self.url, lambda s, b: (s or 0) >= 500 or UNDEFINED in b, saved,
+                                         self.loop.timeout_s, self.poll_s, self.loop.alive)
+        if seconds is None:
+            return Trip(BROKEN, repeat, None, done.steps, note=f"no error visible (last status {status})")
+        return Trip(BROKEN, repeat, seconds, done.steps, where="http", line=where_it_points(body, self.hello.file))
+
+    def run(self, repeats: int, with_broken: bool) -> LoopResult:
+        result = self.start()
+        for r in range(repeats):
+            self.say(f"{self.loop.kind}: change {r + 1}/{repeats}")
+            result.trips.append(self.change(HELLO, r))
+            if with_broken:
+                self.say(f"{self.loop.kind}: broken edit and fix {r + 1}/{repeats}")
+                result.trips.append(self.broken(r))
+                result.trips.append(self.change(FIX, r))
+            if self.loop.wc.source.name in MIXED:
+                self.say(f"{self.loop.kind}: reactive and imperative endpoints in one file {r + 1}/{repeats}")
+                result.trips.append(self.mixed(r))
+        result.rss_after_mb = _mb(self.loop.proc.pid if self.loop.proc else None)
+        return result

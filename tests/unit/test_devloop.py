@@ -1,0 +1,119 @@
+"""devloop's own logic: where an error output points, which artifacts a failed dev mode lacked,
+and the working copy: edits never reach the tracked files and the copy goes on every way out."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from perflab import apps
+from perflab.devloop import edits, loops, workcopy
+from perflab.errors import LabError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and "target" not in p.relative_to(root).parts and p.name != "go-reference":
+            h.update(str(p.relative_to(root)).encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+def test_the_meaningful_line_is_the_first_naming_the_file_with_a_line_number():
+    out = "[INFO] building\n[ERROR] COMPILATION ERROR :\n[ERROR] /x/HelloResource.java:[21,16] cannot find symbol\n"
+    assert edits.where_it_points(out, "src/main/java/dev/perflab/HelloResource.java") == 3
+    assert edits.where_it_points("./handlers.go:75:22: undefined: x", "handlers.go") == 1
+    assert edits.where_it_points("see HelloResource.java for details", "HelloResource.java") is None
+
+
+def test_the_artifacts_a_dev_mode_could_not_resolve_are_named_once_each():
+    log = ("[ERROR] 1) Failed to resolve artifact io.quarkus:quarkus-devui-spi:jar:3.37.1\n"
+           "Failed to collect dependencies of io.quarkus:quarkus-devui-deployment:jar:3.37.1: either\n"
+           "[ERROR] 1) Failed to resolve artifact io.quarkus:quarkus-devui-spi:jar:3.37.1\n")
+    assert loops.missing_artifacts(log) == ["io.quarkus:quarkus-devui-spi:jar:3.37.1",
+                                            "io.quarkus:quarkus-devui-deployment:jar:3.37.1"]
+
+
+@pytest.mark.parametrize("name", sorted(edits.HELLO))
+def test_every_scripted_edit_matches_its_tracked_file_once(name):
+    hello = edits.HELLO[name]
+    text = (apps.get(name).dir / hello.file).read_text()
+    assert text.count(hello.text) == 1
+    old, new, shown = hello.changed("x 1")
+    assert shown in new and shown not in text
+
+
+def test_edits_go_to_the_copy_only_and_the_copy_is_removed(workdir):
+    app = apps.get("go-reference")
+    before = tree_digest(app.dir)
+    hello = edits.HELLO["go-reference"]
+    with workcopy.WorkingCopy(app) as wc:
+        root = wc.root
+        old, new, shown = hello.changed("t 1")
+        wc.edit(hello.file, old, new)
+        assert shown in (wc.app.dir / hello.file).read_text()
+        assert shown not in (app.dir / hello.file).read_text()
+        assert (root / "mvnw").exists()
+    assert not root.exists()
+    assert tree_digest(app.dir) == before
+
+
+def test_an_edit_whose_text_is_gone_is_a_clear_error(workdir):
+    with workcopy.WorkingCopy(apps.get("go-reference")) as wc:
+        with pytest.raises(LabError, match="exactly once"):
+            wc.edit("handlers.go", "no such text", "x")
+
+
+def test_a_copy_left_by_a_killed_process_is_removed_by_the_next_one(workdir):
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = workcopy.copies_dir() / f"go-reference-pid{dead.stdout.strip()}-abc"
+    stale.mkdir(parents=True)
+    mine = workcopy.copies_dir() / f"go-reference-pid{os.getpid()}-abc"
+    mine.mkdir()
+    assert workcopy.remove_stale() == [stale]
+    assert mine.exists() and not stale.exists()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupt_mid_edit_leaves_the_tree_unchanged_and_no_copy(workdir, tmp_path, sig):
+    app = apps.get("go-reference")
+    before = tree_digest(app.dir)
+    ready = tmp_path / "edited"
+    script = textwrap.dedent(f"""
+        import time
+        from pathlib import Path
+        from perflab import apps, signals
+        from perflab.devloop import edits, workcopy
+        signals.install()
+        hello = edits.HELLO["go-reference"]
+        with workcopy.WorkingCopy(apps.get("go-reference")) as wc:
+            old, new = hello.broken()
+            wc.edit(hello.file, old, new)
+            Path({str(ready)!r}).write_text(str(wc.root))
+            time.sleep(60)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], env=dict(os.environ))
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert ready.exists(), "the edit was never made"
+        copy = Path(ready.read_text())
+        assert copy.exists()
+        proc.send_signal(sig)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not copy.exists()
+    assert tree_digest(app.dir) == before
