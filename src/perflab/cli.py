@@ -188,7 +188,7 @@ def cmd_run(args) -> int:
                                         name=args.name, jdk=args.jdk)
         return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root)
     if not args.plan and not args.app_dir:
-        raise LabError("run needs a plan (quick, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
+        raise LabError("run needs a plan (quick, full, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
                        "or --app-jar/--app-cmd")
     # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
     only = (args.apps or None) if args.plan else (args.apps or [])
@@ -265,13 +265,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"perflab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    q = sub.add_parser("quick", help="the quick lab: every scenario on every app with short durations (the built-in plan 'quick')")
+    q = sub.add_parser("quick", help="the quick lab, at most 15 minutes after the builds: footprint, start-up and steady-state "
+                                      "throughput and latency of every app's main mode (the built-in plan 'quick'; "
+                                      "the rest is in 'full')")
     q.add_argument("--apps", nargs="*", help="only these apps (default: all)")
     q.add_argument("--app-dir", action="append", metavar="DIR",
                    help="also measure your own app described by DIR/perflab.toml (repeatable)")
     q.set_defaults(func=cmd_quick)
 
-    r = sub.add_parser("run", help="run a plan (quick, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
+    r = sub.add_parser("run", help="run a plan (quick, full, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
                        epilog="Your own apps: perflab run [PLAN] --app-dir DIR [--app-dir DIR2 ...], each DIR holding a "
                               "perflab.toml (its own schema and seed, smoke requests, placeholders such as {db_jdbc_url}: "
                               "see README, Bring your own app). A jar or command without a descriptor: perflab run "
