@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Callable
 
-from perflab import contract
+from perflab import contract, kt2020_api
 from perflab.apps import CONTRACT_API, App
 
 Check = Callable[[str], list[str]]
 
 CHECKS: dict[str, Check] = {
     CONTRACT_API: contract.verify,
+    kt2020_api.API: kt2020_api.verify,
 }
 
 

@@ -20,11 +20,12 @@ from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, apps_dir
 
 TOP_KEYS = {"name", "framework", "framework_version", "description", "sources", "ready_path",
-            "first_response_path", "startup_log_regex", "build", "modes", "port", "api"}
+            "first_response_path", "startup_log_regex", "build", "modes", "port", "api", "database"}
 BUILD_KEYS = {"command", "jdk", "artifact", "env"}
 MODE_KEYS = {"command", "jdk", "env", "description", "requires", "build", "prepare", "aot"}
 REQUIREMENTS = {"native-image"}
 CONTRACT_API = "contract"
+DATABASES = ("postgresql", "h2")  # the lab's PostgreSQL (default), or an H2 over TCP it starts (perflab.h2)
 REQUIRED_TOP = {"name", "framework", "sources", "ready_path", "first_response_path", "build", "modes"}
 
 
@@ -66,6 +67,7 @@ class App:
     # The API it serves: "contract" (apps/contract, what `apps = ["all"]` selects and the contract
     # check verifies) or another name for apps with an API of their own (e.g. a study's original app).
     api: str = CONTRACT_API
+    database: str = DATABASES[0]  # which of the lab's databases the app is given (DB_URL, DB_USER, DB_PASSWORD)
 
     @property
     def artifact_path(self) -> Path:
@@ -149,6 +151,7 @@ def load_descriptor(path: Path) -> App:
         build_command=_argv(build["command"], f"{where} [build] command"), build_jdk=build.get("jdk"),
         artifact=build["artifact"], build_env=dict(build.get("env", {})), modes=modes,
         description=data.get("description", ""), port=data.get("port"), api=_api(data.get("api"), where),
+        database=_database(data.get("database", DATABASES[0]), where),
     )
 
 
@@ -157,6 +160,12 @@ def _api(value, where: str) -> str:
         return CONTRACT_API
     if not isinstance(value, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", value):
         raise LabError(f"{where}: api must be a short lower-case name such as \"contract\", got {value!r}")
+    return value
+
+
+def _database(value, where: str) -> str:
+    if value not in DATABASES:
+        raise LabError(f"{where}: database must be one of {', '.join(DATABASES)}, got {value!r}")
     return value
 
 
