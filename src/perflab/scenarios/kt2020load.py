@@ -27,7 +27,6 @@ from perflab.settings import Settings, setting
 
 # (GET path, POST path) by the app's API
 PATHS = {kt2020_api.API: (f"/api/{kt2020_api.SEED}", "/api"), CONTRACT_API: (f"/data/{kt2020_api.SEED}", "/data")}
-STAGES = ("cold", "warm", "long")
 REST, LOAD = point("at rest", stage="rest"), point("under load", stage="load", method="GET")
 
 
@@ -88,10 +87,11 @@ def _load(ctx: Context, inst: Instance, method: str, seconds: int, at_point: Poi
     else:
         result = wrk.run_wrk(inst.base_url, connections=cfg.connections, threads=threads, duration_s=seconds,
                              cpus=ctx.lab.driver_cpus(), script="post_data", script_args={"path": post_path})
-        _reseed(ctx, inst)  # the as-published services keep only the last row posted
     if at_point is not None:
         ctx.inst = inst
         loadpoint.record(ctx, at_point, repeat, result, window)
+    if method == "POST":
+        _reseed(ctx, inst)  # the as-published services keep only the last row posted
 
 
 def _memory_launch(ctx: Context, r: int) -> None:
