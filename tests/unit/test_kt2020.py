@@ -160,3 +160,6 @@ def test_the_reading_says_how_much_of_the_blogs_lead_each_variant_keeps():
     behind = [_cell("kt2020-spring", "fixed", "kt2020load", "GET cold", "rps", [800]),
               _cell("kt2020-quarkus", "fixed", "kt2020load", "GET cold", "rps", [1000])]
     assert "keeps none of the blog's Spring lead" in report.remarks(_view(behind))[0]
+    ahead = [_cell("kt2020-spring", "fixed", "kt2020load", "GET cold", "rps", [4000]),
+             _cell("kt2020-quarkus", "fixed", "kt2020load", "GET cold", "rps", [1000])]
+    assert "keeps all of the blog's Spring lead" in report.remarks(_view(ahead))[0]

@@ -128,7 +128,11 @@ def remarks(view: RunView) -> list[str]:
         fixed = ratios["fixed"]
         if blog and fixed is not None:
             kept = lead_kept(blog, fixed)
-            line += (f"; fixed keeps {kept * 100:.0f} % of the blog's Spring lead" if kept > 0
-                     else "; fixed keeps none of the blog's Spring lead (Quarkus is not behind)")
+            if kept <= 0:
+                line += "; fixed keeps none of the blog's Spring lead (Quarkus is not behind)"
+            elif kept < 1:
+                line += f"; fixed keeps {kept * 100:.0f} % of the blog's Spring lead"
+            else:
+                line += f"; fixed keeps all of the blog's Spring lead ({kept * 100:.0f} % of it)"
         lines.append(line + ".")
     return lines
