@@ -103,14 +103,22 @@ def _memory_launch(ctx: Context, r: int) -> None:
         series = inst.sampler.snapshot()
         half = rest_from + int(cfg.rest_s * 0.5e9)  # the second half of the pause: what an idle process keeps
         ctx.record("rss_rest_mb", mb(series.mean("rss_bytes", half)), "MB", at=REST, repeat=r)
-        ctx.record("cgroup_rest_mb", mb(series.mean("cgroup_memory_bytes", half)), "MB", at=REST, repeat=r)
+        _record_cgroup(ctx, inst, "rest", series.mean("cgroup_memory_bytes", half), REST, r)
         load_from = time.monotonic_ns()
         _load(ctx, inst, "GET", cfg.memory_load_s, LOAD, r)
-        ctx.record("cgroup_peak_mb", mb(inst.sampler.snapshot().peak("cgroup_memory_bytes", load_from)), "MB",
-                   at=LOAD, repeat=r)
+        _record_cgroup(ctx, inst, "peak", inst.sampler.snapshot().peak("cgroup_memory_bytes", load_from), LOAD, r)
         inst.check_alive()
     finally:
         inst.stop()
+
+
+def _record_cgroup(ctx: Context, inst: Instance, which: str, current: float | None, at_point: Point, r: int) -> None:
+    """The cgroup's memory as sampled (memory.current), and as docker stats shows it: less the
+    inactive file pages, read now (at the end of the pause or of the load)."""
+    ctx.record(f"cgroup_{which}_mb", mb(current), "MB", at=at_point, repeat=r)
+    inactive = inst.cgroup.memory_inactive_file() if inst.cgroup is not None else None
+    if current is not None and inactive is not None:
+        ctx.record(f"docker_{which}_mb", mb(current - inactive), "MB", at=at_point, repeat=r)
 
 
 def _throughput_launch(ctx: Context, r: int, last: bool) -> None:
