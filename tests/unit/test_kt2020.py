@@ -163,3 +163,13 @@ def test_the_reading_says_how_much_of_the_blogs_lead_each_variant_keeps():
     ahead = [_cell("kt2020-spring", "fixed", "kt2020load", "GET cold", "rps", [4000]),
              _cell("kt2020-quarkus", "fixed", "kt2020load", "GET cold", "rps", [1000])]
     assert "keeps all of the blog's Spring lead" in report.remarks(_view(ahead))[0]
+
+
+def test_apps_start_refuses_an_h2_app_clearly(workdir):
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "perflab", "apps", "start", "kt2020-spring"], capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode != 0
+    assert "kt2020-spring needs the lab's H2, which only a run starts" in res.stderr + res.stdout
