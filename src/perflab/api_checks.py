@@ -9,7 +9,7 @@ from __future__ import annotations
 import http.client
 from typing import Callable
 
-from perflab import contract
+from perflab import contract, kt2020_api
 from perflab.apps import CONTRACT_API, OWN_API, App, Smoke
 from perflab.devloop import stream
 
@@ -25,6 +25,7 @@ CHECKS: dict[str, Check] = {
     CONTRACT_API: contract.verify,
     OWN_API: _ready_only,
     "stream": stream.verify,
+    kt2020_api.API: kt2020_api.verify,
 }
 
 

@@ -119,6 +119,9 @@ def _apps_start(args) -> int:
     if len(args.names) != 1:
         raise LabError("apps start takes exactly one app name", fix="./perflab apps list shows them")
     app = apps.get(args.names[0])
+    if app.db_server == "h2":  # its H2 lives only as long as a run (perflab.h2)
+        raise LabError(f"{app.name} needs the lab's H2, which only a run starts",
+                       fix=f"./perflab run kt2020 (or a plan that names {app.name})")
     existing = procs.recall(f"app-{app.name}")
     if existing and procs.group_alive(existing.pgid):
         raise LabError(f"{app.name} is already running at {existing.url}", fix=f"./perflab apps stop {app.name}")

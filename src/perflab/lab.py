@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from perflab import isolate, probes
+from perflab.errors import LabError
+from perflab.h2 import Server as H2Server
 from perflab.instance import InstanceSpec
 from perflab.plan import Plan
 from perflab.scenario import NO_POINT, Point
@@ -34,6 +36,8 @@ class Lab:
     def db_for(self, app) -> Connection:
         """The database an app uses: its own when its descriptor brings one, else the contract's."""
         return self.app_dbs.get(app.name, self.db)
+    h2: H2Server | None = None  # the H2 server, when an app of the plan uses one (db_server = "h2")
+    db_in_use: str = "postgresql"  # the database of the app being measured: whose CPU db_cpu_s reads
 
     def spec(self, app, mode: str, *, memory_mb: int | None = None, cgroup=None) -> InstanceSpec:
         limits = self.plan["limits"]
@@ -42,9 +46,20 @@ class Lab:
             run_id=self.run_id, app=app, mode=mode,
             limits=isolate.Limits(cpus=self.topology.app, cpu_quota=float(limits["cpus"]),
                                   memory_mb=memory_mb or limits["memory_mb"]),
-            db_env=self.db_for(app).app_env(), log_dir=self.log_dir,
+            db_env=self.db_env(app), log_dir=self.log_dir,
             jvm_opts=list(limits["jvm_opts"]) + self.mode_opts.get((app.name, mode), []),
             jdk=limits["jdk"] or None, sample_hz=self.plan["sample_hz"], setup=self.setup, cgroup=cgroup)
+
+    def db_env(self, app) -> dict[str, str]:
+        """The environment telling an app its database (the plan's pool sizes included)."""
+        limits = self.plan["limits"]
+        if app.db_server == "h2":
+            if self.h2 is None or self.h2.conn is None:
+                raise LabError(f"{app.name} needs the lab's H2 server, which is not running")
+            env = self.h2.conn.app_env()
+        else:
+            env = self.db_for(app).app_env()
+        return {**env, "DB_POOL_MIN": str(limits["pool_min"]), "DB_POOL_MAX": str(limits["pool_max"])}
 
     def record(self, app: str, mode: str, scenario: str, metric: str, value: float | None, unit: str,
                *, point: Point = NO_POINT, repeat: int = 0, flags: Iterable[str] = (),
@@ -64,7 +79,8 @@ class Lab:
         self.progress.message(f"warning: {text}")
 
     def db_cpu_s(self) -> float | None:
-        return probes.tree_cpu_seconds(self.db_pid) if self.db_pid else None
+        pid = self.h2.pid if self.db_in_use == "h2" and self.h2 else self.db_pid
+        return probes.tree_cpu_seconds(pid) if pid else None
 
     def driver_cpus(self) -> list[int]:
         return list(self.topology.driver)

@@ -30,11 +30,15 @@ class LimitSettings(Settings):
     memory_mb: int = setting(1024, "the app's memory limit", "MB", ge=64)
     jvm_opts: list[str] = setting([], "JVM options for every JVM mode (e.g. a heap size)")
     jdk: int = setting(0, "a JDK for every JVM mode (0: the mode's own)")
+    pool_min: int = setting(5, "the app's database pool: connections kept open (DB_POOL_MIN)", "connections", ge=0)
+    pool_max: int = setting(20, "the app's database pool: most connections (DB_POOL_MAX)", "connections", ge=1)
 
     @model_validator(mode="after")
     def _known_jdk(self):
         if self.jdk not in (0, 11, 17, 21, 25):
             raise ValueError("limits.jdk must be 0 (the mode's own), 11, 17, 21 or 25")
+        if self.pool_min > self.pool_max:
+            raise ValueError(f"limits.pool_min ({self.pool_min}) must not exceed limits.pool_max ({self.pool_max})")
         return self
 
 

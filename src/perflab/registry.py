@@ -12,8 +12,8 @@ from perflab.scenario import Phase, Scenario
 
 @lru_cache(maxsize=1)
 def all_scenarios() -> tuple[Scenario, ...]:
-    from perflab.scenarios import (aot, coldstart, density, footprint, latency, memory, scaleup, soak, startup,
-                                   steady, sweep, write)
+    from perflab.scenarios import (aot, coldstart, density, footprint, kt2020load, latency, memory, scaleup, soak,
+                                   startup, steady, sweep, write)
     from perflab.scenarios import capacity, efficiency, memneeds
     from perflab.scenarios import devloop
 
@@ -30,6 +30,7 @@ def all_scenarios() -> tuple[Scenario, ...]:
         write.SCENARIO,
         density.SCENARIO,
         soak.SCENARIO,
+        kt2020load.SCENARIO,
         capacity.SCENARIO,
         efficiency.SCENARIO,
         memneeds.SCENARIO,

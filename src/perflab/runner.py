@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perflab import apps, doctor, environment, isolate, postgres, registry, signals
+from perflab import apps, doctor, environment, h2, isolate, postgres, registry, signals
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
 from perflab.lab import Lab
@@ -136,6 +136,26 @@ def provision_db(run_id: str, topology: isolate.Topology, setup: isolate.CgroupS
             group.close()
 
 
+@contextlib.contextmanager
+def provision_h2(run_id: str, targets: list[Target], topology: isolate.Topology, setup: isolate.CgroupSetup, say):
+    """A private H2 over TCP on the DB's CPUs when an app of the plan uses one (db_server = "h2"),
+    else None; stopped and its folder removed at the end, also on Ctrl-C."""
+    users = [t.label for t in targets if not t.unavailable and t.app.db_server == "h2"]
+    if not users:
+        yield None
+        return
+    group = isolate.Cgroup(run_id, "h2", isolate.Limits(cpus=topology.db), setup=setup)
+    server = h2.Server(log=say)
+    try:
+        conn = server.start(preexec=group.preexec)
+        say(f"H2 {h2.H2_VERSION} over TCP at {conn.jdbc_url} (CPUs {topology.db}) for {', '.join(users)}")
+        yield server
+    finally:
+        with signals.shielded():
+            server.stop()
+            group.close()
+
+
 def _topology(plan: Plan) -> isolate.Topology:
     lim, topo = plan["limits"], plan["topology"]
     if not topo["app_cpus"]:
@@ -187,10 +207,14 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
     own_affinity = os.sched_getaffinity(0)
     os.sched_setaffinity(0, topology.driver)
     try:
-        with provision_db(run_id, topology, setup, say) as (conn, db_pid, db_placement):
+        with provision_db(run_id, topology, setup, say) as (conn, db_pid, db_placement), \
+                provision_h2(run_id, targets, topology, setup, say) as h2_server:
             env["db_placement"] = db_placement
+            if h2_server is not None:
+                env["h2"] = f"H2 {h2.H2_VERSION} over TCP, private, CPUs {topology.db}"
             store.update_environment(run_id, env)
-            lab = Lab(store, run_id, plan, topology, setup, conn, db_pid, progress, store.run_dir(run_id) / "logs")
+            lab = Lab(store, run_id, plan, topology, setup, conn, db_pid, progress, store.run_dir(run_id) / "logs",
+                      h2=h2_server)
             if not setup.usable:
                 lab.warn(f"limits not enforced: {setup.reason} (CPU affinity only)")
             _run_builds(lab, builds, variants)
@@ -242,6 +266,9 @@ def _run_target(lab: Lab, target: Target) -> None:
         for sc in not_applicable(lab.plan, target):
             lab.outcome(app.name, mode, sc.name, "skipped", sc.applies_why or "does not apply to this app")
         _prepare_database(lab, app)
+        lab.db_in_use = app.db_server
+        if app.db_server == "h2":
+            lab.h2.seed()
         state = _TargetState(verified=not lab.plan["verify"], plan=plan_for(lab.plan, app))
         on_load = [s for s in scenarios if s.phase is Phase.ON_LOAD]
         for sc in scenarios:

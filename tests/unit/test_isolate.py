@@ -376,6 +376,8 @@ def test_v2_limits_are_written_to_the_v2_files(fake_v2, run_id):
     (role_dir / "cpu.stat").write_text("usage_usec 1500000\nuser_usec 1000000\n")
     assert group.memory_current() == 12345 and group.memory_peak() == 23456
     assert group.oom_kills() == 2 and group.cpu_usage_s() == 1.5
+    (role_dir / "memory.stat").write_text("anon 9000\nfile 3000\nactive_file 1000\ninactive_file 2000\n")
+    assert group.memory_inactive_file() == 2000  # what docker stats leaves out of memory.current
 
 
 def test_oom_kills_can_be_limited_to_single_members_on_v2(fake_v2, run_id):

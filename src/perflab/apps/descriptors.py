@@ -23,7 +23,7 @@ from perflab.paths import REPO_ROOT, apps_dir
 
 TOP_KEYS = {"name", "framework", "framework_version", "description", "sources", "ready_path",
             "first_response_path", "startup_log_regex", "build", "modes", "port", "api", "database",
-            "smoke", "load_path"}
+            "smoke", "load_path", "db_server"}
 BUILD_KEYS = {"command", "jdk", "artifact", "env"}
 MODE_KEYS = {"command", "jdk", "env", "description", "requires", "build", "prepare", "aot"}
 REQUIREMENTS = {"native-image"}
@@ -47,6 +47,7 @@ CONNECTION_PLACEHOLDERS = {
 }
 PLACEHOLDERS = LAB_PLACEHOLDERS | set(CONNECTION_PLACEHOLDERS)
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)\}")  # ${VAR} is the shell's, not ours
+DB_SERVERS = ("postgresql", "h2")  # the lab's PostgreSQL (default), or an H2 over TCP it starts (perflab.h2)
 REQUIRED_TOP = {"name", "framework", "sources", "ready_path", "first_response_path", "build", "modes"}
 
 
@@ -110,6 +111,7 @@ class App:
     database: Database | None = None  # a database of its own (else the contract's)
     smoke: list[Smoke] = field(default_factory=list)  # its check before measuring, when given
     load_path: str = ""  # the path the plan's load goes to ("": the plan's own paths)
+    db_server: str = DB_SERVERS[0]  # which of the lab's database servers the app is given (DB_URL, DB_USER, ...)
 
     @property
     def artifact_path(self) -> Path:
@@ -197,6 +199,7 @@ def load_descriptor(path: Path) -> App:
         description=data.get("description", ""), port=data.get("port"), api=_api(data, where),
         database=_database(data.get("database"), path.parent, where), smoke=_smoke(data.get("smoke"), where),
         load_path=_url_path(data.get("load_path", ""), f"{where}: load_path", empty_ok=True),
+        db_server=_db_server(data.get("db_server", DB_SERVERS[0]), where),
     )
 
 
@@ -273,6 +276,12 @@ def _api(data: dict, where: str) -> str:
                            "leave api out (or name your own) for an app with its own")
     if not isinstance(value, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", value):
         raise LabError(f"{where}: api must be a short lower-case name such as \"contract\", got {value!r}")
+    return value
+
+
+def _db_server(value, where: str) -> str:
+    if value not in DB_SERVERS:
+        raise LabError(f"{where}: db_server must be one of {', '.join(DB_SERVERS)}, got {value!r}")
     return value
 
 

@@ -247,6 +247,13 @@ class Cgroup:
         None on v2 kernels older than 5.19, which have no memory.peak."""
         return _read_int(self._file("memory", "memory.peak", "memory.max_usage_in_bytes"))
 
+    def memory_inactive_file(self) -> int | None:
+        """Inactive file-backed pages charged to the group: what docker stats leaves out of a
+        container's memory usage (it shows memory.current less these)."""
+        if self.mode == "v2":
+            return _read_keyed(self._file("memory", "memory.stat", ""), "inactive_file")
+        return _read_keyed(self._file("memory", "", "memory.stat"), "total_inactive_file")
+
     def oom_kills(self) -> int | None:
         """How many processes the kernel OOM-killed in this group."""
         return _read_keyed(self._file("memory", "memory.events", "memory.oom_control"),
