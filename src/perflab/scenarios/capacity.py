@@ -223,11 +223,13 @@ def _reading(c) -> str:
 
 def remarks(view: RunView) -> list[str]:
     cells = view.find("capacity", "capacity_rps")
-    if not cells:
+    failed = [f"  {o['app']}/{o['mode']}: {o['reason']}" for o in view.outcomes
+              if o["scenario"] == "capacity" and o["status"] == "failed"]
+    if not cells and not failed:
         return []
-    best = max(cells, key=lambda c: c.summary.median)
-    lines = ["capacity at the latency objective:", *(f"  {_reading(c)}" for c in cells)]
-    if len(cells) > 1:
+    lines = ["capacity at the latency objective:", *(f"  {_reading(c)}" for c in cells), *failed]
+    best = max(cells, key=lambda c: c.summary.median) if cells else None
+    if best is not None and len(cells) > 1:
         lines.append(f"  reading: {best.target} serves the most requests a second within the objective; size "
                      f"by these rates, not by closed-loop maximum throughput")
     return lines
