@@ -129,14 +129,16 @@ def _record_step(ctx: Context, n: int, step: cs.Step, r: LoadResult) -> None:
     at = point(f"step {n}: {rate:,.0f} req/s", step=n, path=cfg.path, rate=round(rate, 1), phase=step.phase,
                passed=step.passed, method="GET", open_loop=True)
     flags = (["driver-bound"] if step.driver_limited else []) + (["errors"] if r.errors.total else []) + \
-        ([] if step.passed else ["over-objective"])
+        ([] if step.passed else ["step-failed"])
     extra = {"why": step.why, "driver_cpu": r.driver_cpu_utilisation, "connections": r.connections,
              "driver": f"{r.driver} {r.driver_version}"}
-    for metric, value, unit in (("offered_rate", rate, "req/s"), ("rps", r.rps, "req/s"),
-                                ("latency_p50_ms", r.latency.percentile(50), "ms"),
-                                ("latency_p99_ms", r.latency.percentile(99), "ms"),
-                                ("latency_p99.9_ms", r.latency.percentile(99.9), "ms"),
-                                ("errors", r.errors.total, "count"), ("driver_cpu_util", r.driver_cpu_utilisation, "ratio")):
+    figures = [("offered_rate", rate, "req/s"), ("rps", r.rps, "req/s"),
+               *((metric, r.latency.percentile(name[1:]), "ms") for metric, name, _ in CURVE),
+               ("errors", r.errors.total, "count"), ("driver_cpu_util", r.driver_cpu_utilisation, "ratio")]
+    judged = f"latency_p{cfg.percentile:g}_ms"
+    if judged not in {m for m, _, _ in CURVE}:  # the objective's own percentile, when the curve lacks it
+        figures.append((judged, step.measured.latency_ms, "ms"))
+    for metric, value, unit in figures:
         ctx.record(metric, value, unit, at=at, flags=flags, extra=extra)
     ctx.add_file("driver-output", f"step{n}.json", r.raw_output)
 
@@ -223,11 +225,13 @@ def _reading(c) -> str:
 
 def remarks(view: RunView) -> list[str]:
     cells = view.find("capacity", "capacity_rps")
-    if not cells:
+    failed = [f"  {o['app']}/{o['mode']}: {o['reason']}" for o in view.outcomes
+              if o["scenario"] == "capacity" and o["status"] == "failed"]
+    if not cells and not failed:
         return []
-    best = max(cells, key=lambda c: c.summary.median)
-    lines = ["capacity at the latency objective:", *(f"  {_reading(c)}" for c in cells)]
-    if len(cells) > 1:
+    lines = ["capacity at the latency objective:", *(f"  {_reading(c)}" for c in cells), *failed]
+    best = max(cells, key=lambda c: c.summary.median) if cells else None
+    if best is not None and len(cells) > 1:
         lines.append(f"  reading: {best.target} serves the most requests a second within the objective; size "
                      f"by these rates, not by closed-loop maximum throughput")
     return lines

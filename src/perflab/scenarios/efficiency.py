@@ -112,19 +112,23 @@ def tables(view: RunView) -> list[Table]:
 
 
 def remarks(view: RunView) -> list[str]:
-    """The app's CPU per request at the highest rate every app held, cheapest first."""
-    cells = [c for c in view.find("efficiency", "app_cpu_ms_per_request") if "not-held" not in c.flags]
-    rates = sorted({c.params.get("rate") for c in cells} - {None})
-    targets = {c.target for c in view.find("efficiency")}
-    common = [r for r in rates if {c.target for c in cells if c.params.get("rate") == r} == targets]
-    if not common:
+    """The app's CPU per request at the highest rate every app held (else the highest any held,
+    naming who did not), cheapest first."""
+    cells = view.find("efficiency", "app_cpu_ms_per_request")
+    held = [c for c in cells if "not-held" not in c.flags and c.params.get("rate")]
+    if not held:
         return []
-    at = [c for c in cells if c.params.get("rate") == common[-1]]
-    at.sort(key=lambda c: c.summary.median)
+    targets = {c.target for c in cells}
+    by_rate = {r: [c for c in held if c.params["rate"] == r] for r in sorted({c.params["rate"] for c in held})}
+    common = [r for r, at in by_rate.items() if {c.target for c in at} == targets]
+    rate = common[-1] if common else max(by_rate, key=lambda r: (len(by_rate[r]), r))
+    at = sorted(by_rate[rate], key=lambda c: c.summary.median)
     parts = ", ".join(f"{c.target} {fmt_value(c.summary.median)}" for c in at)
+    missing = sorted(targets - {c.target for c in at})
     reading = (f"; {at[-1].target} spends {at[-1].summary.median / at[0].summary.median:.1f}x the CPU of "
                f"{at[0].target} per request" if len(at) > 1 and at[0].summary.median > 0 else "")
-    return [f"app CPU ms per request at {fmt_value(common[-1])} req/s (every app held it): {parts}{reading}"]
+    return [f"app CPU ms per request at {fmt_value(rate)} req/s: {parts}{reading}"
+            + (f" ({', '.join(missing)} could not hold that rate)" if missing else "")]
 
 
 def describe(p: dict, plan: dict) -> str:
