@@ -124,21 +124,25 @@ def test_published_curves_sit_on_a_second_axis_in_their_app_modes_colour(synthet
     colors = charts.colors_for(view)
     chart = {c.key: c for c in charts.sweep_charts(view, colors)}["throughput-fruits"]
     drawn = {k: v for k, v in _shown(chart).items() if k.endswith("(published)")}
-    rt = published.claim("rt2019-rps-40")
-    for label, value in rt.figures:
+    for label in ("Thorntail", "Q-JVM", "Q-native"):
+        table = curves_module.rt2019_column("rps", label)
         trace = drawn[f"RT-2019 {label} (published)"]
-        assert (trace["x"], trace["y"], trace["yaxis"]) == ([40], [value], "y2")
+        assert (trace["x"], trace["y"], trace["yaxis"]) == (sorted(table), [table[c] for c in sorted(table)], "y2")
+        assert trace["x"][trace["y"].index(max(trace["y"]))] == curves_module.peak("rps", label)[0]
         expected = colors.get(published.target_of(label), charts.PUBLISHED_GREY)
         assert trace["line"]["color"] == expected and trace["line"]["dash"] == "dot"
+    # the shapes the study describes: Thorntail falls after 25 connections, Quarkus JVM peaks at 35
+    thorntail, qjvm = drawn["RT-2019 Thorntail (published)"], drawn["RT-2019 Q-JVM (published)"]
+    assert thorntail["x"][thorntail["y"].index(max(thorntail["y"]))] == 25 and thorntail["y"][-1] < max(thorntail["y"])
+    assert qjvm["x"][qjvm["y"].index(max(qjvm["y"]))] == 35
     layout = chart.spec()["layout"]
     assert layout["yaxis2"]["overlaying"] == "y" and layout["yaxis2"]["side"] == "right"
-    assert "only its 40-connection row is transcribed" in chart.note
-    # once more rows are transcribed, the curve is drawn whole and the note says nothing is missing
-    monkeypatch.setitem(curves_module.EXTRA_ROWS, ("RT-2019", "/fruits", "rps"), {"Q-JVM": {1: 9000.0, 35: 77118.0}})
-    chart = {c.key: c for c in charts.sweep_charts(view, colors)}["throughput-fruits"]
-    qjvm = _shown(chart)["RT-2019 Q-JVM (published)"]
-    assert qjvm["x"] == [1, 35, 40] and qjvm["mode"] == "lines+markers"
     assert "not drawn" not in chart.note
+    # with only the claims' 40-connection row, the note says the shape is not drawn
+    monkeypatch.delitem(curves_module.EXTRA_ROWS, ("RT-2019", "/fruits", "rps"))
+    chart = {c.key: c for c in charts.sweep_charts(view, colors)}["throughput-fruits"]
+    assert _shown(chart)["RT-2019 Q-JVM (published)"]["x"] == [40]
+    assert "only its 40-connection row is transcribed" in chart.note
 
 
 def test_published_figures_alone_give_no_chart():

@@ -5,6 +5,7 @@ every way a built-in study plan differs from its study's recorded method declare
 from __future__ import annotations
 
 import copy
+import math
 import statistics
 
 import pytest
@@ -199,7 +200,8 @@ def test_rt2019_projection_is_computed_the_studys_way_from_this_runs_figures(tmp
 def test_the_report_lists_each_recorded_setting_of_the_study_and_flags_an_undeclared_difference():
     data = copy.deepcopy(plans.load("lab2020").data)
     study, lines = methods.against_study(data)
-    assert study == "LAB-2020" and len(lines) == len(methods.METHODS["LAB-2020"])
+    facts = published.STUDIES["LAB-2020"].facts()
+    assert study == "LAB-2020" and lines[:len(facts)] == facts and len(lines) == len(facts) + len(methods.METHODS["LAB-2020"])
     cpus = next(x for x in lines if x.startswith("limits.cpus:"))
     assert "study 4" in cpus and "here 1" in cpus and cpus.endswith("differs, declared below")
     assert next(x for x in lines if x.startswith("scaleup.runs:")).endswith("as the study")
@@ -226,3 +228,96 @@ def test_a_stated_ratio_its_own_figures_do_not_give_is_flagged_as_a_contradictio
             if abs(of_figures - stated) / stated > 0.005:  # beyond the rounding of a percentage to 0.1
                 flagged = published.conflicts.for_claim(claim.key)
                 assert any(f"{stated:.1%}".replace("%", " %") in " ".join(c.wordings) for c in flagged), (claim.key, label)
+
+
+# --- RT-2019 transcribed from its source ------------------------------------------------------
+
+def _pct(x: float) -> str:
+    return f"{x:.1%}".replace("%", " %")
+
+
+def test_rt2019_tables_are_complete_and_their_40_connection_rows_are_the_claims():
+    from perflab.report.published import curves
+
+    for metric, key in (("rps", "rt2019-rps-40"), ("latency_mean_ms", "rt2019-mean-40"),
+                        ("latency_max_ms", "rt2019-max-40")):
+        drawn = {c.label: dict(c.points) for c in curves.curves("/fruits", metric) if c.study == "RT-2019"}
+        assert set(drawn) == {"Thorntail", "Q-JVM", "Q-native"}, metric
+        for label, points in drawn.items():
+            assert sorted(points) == [1, 5, 10, 15, 20, 25, 30, 35, 40], (metric, label)
+            assert points[40] == published.claim(key).value(label), (metric, label)
+
+
+def test_rt2019_curves_have_the_shapes_the_study_describes():
+    from perflab.report.published import curves
+
+    thorntail = curves.rt2019_column("rps", "Thorntail")
+    assert curves.peak("rps", "Thorntail")[0] == 25
+    assert all(thorntail[c] < thorntail[25] for c in (30, 35, 40))  # falling after 25 connections
+    assert curves.peak("rps", "Q-JVM")[0] == 35
+    assert curves.peak("rps", "Q-native")[0] == 40  # native still rising at 40
+
+
+def test_rt2019_summary_throughput_gains_follow_from_table_1_at_40_connections():
+    from perflab.report.published import attributes, curves
+
+    base = curves.rt2019_column("rps", "Thorntail")[40]
+    for label, name in (("Q-native", "quarkusNativeMaxThroughputIncrease"), ("Q-JVM", "quarkusJvmMaxThroughputIncrease")):
+        gain = (curves.rt2019_column("rps", label)[40] / base - 1) * 100
+        assert round(gain, 1) == pytest.approx(attributes.printed(name), abs=0.5), label
+
+
+def test_rt2019_2048_mb_table_is_computed_the_studys_way_from_its_own_figures():
+    from perflab.report.published import projection
+
+    for printed, computed in zip(projection.RT2019_PROJECTION, projection.computed()):
+        assert printed.label == computed.label
+        assert printed.processes == math.floor(published.RT2019_BUDGET_MB / printed.memory_mb)
+        assert printed.overall_rps == printed.processes * printed.per_process_rps
+        assert (printed.processes, printed.per_process_rps, printed.overall_rps) == (
+            computed.processes, computed.per_process_rps, computed.overall_rps)
+        assert round(computed.vs_thorntail_pct) == printed.vs_thorntail_pct
+    density_rps = published.claim("rt2019-density-rps")
+    assert all(density_rps.value(r.label) == r.overall_rps for r in projection.RT2019_PROJECTION)
+    for label, increase in projection.RT2019_PROJECTION_INCREASE_PCT.items():
+        assert projection.printed(label).vs_thorntail_pct - 100 == pytest.approx(increase, abs=0.5)
+
+
+def test_an_attribute_defined_twice_prints_its_last_definition_whatever_its_case():
+    from perflab.report.published import attributes
+
+    assert attributes.definitions("quarkusnativemaxresponsetimereduction") == [55.6, 42.7]
+    assert attributes.printed("QUARKUSNATIVEMAXRESPONSETIMEREDUCTION") == 42.7
+    with pytest.raises(KeyError, match="noSuchAttribute"):
+        attributes.printed("noSuchAttribute")
+
+
+def test_rt2019_contradictions_are_derived_from_the_transcribed_tables():
+    from perflab.report.published import attributes, curves
+
+    by_key = {c.key: c for c in published.CONTRADICTIONS}
+    worst = curves.rt2019_column("latency_max_ms", "Thorntail")
+    native, jvm = (1 - curves.rt2019_column("latency_max_ms", lbl)[40] / worst[40] for lbl in ("Q-native", "Q-JVM"))
+    headline = by_key["rt2019-latency-headline"].finding()
+    assert f"= {_pct(native)} and JVM" in headline and headline.index(_pct(native)) < headline.index(_pct(jvm))
+    twice = by_key["rt2019-reduction-defined-twice"]
+    assert [w.rsplit(" ", 1)[1] for w in twice.wordings] == ["55.6", "42.7"]
+    prose_native = attributes.printed("quarkusNativeMaxResponseTime")
+    assert _pct(1 - prose_native / curves.peak("latency_max_ms", "Thorntail")[1]) in twice.finding()
+    swap = by_key["rt2019-latency-swap"].finding()
+    native_peak, jvm_peak = curves.peak("latency_max_ms", "Q-native"), curves.peak("latency_max_ms", "Q-JVM")
+    assert f"{native_peak[1]:g} ms (quoted for Q-JVM) is Table 2's Q-native max at {native_peak[0]} connections" in swap
+    assert f"{jvm_peak[1]:g} ms (quoted for Q-native) is Table 2's Q-JVM max at {jvm_peak[0]} connections" in swap
+    memory = by_key["rt2019-memory-277"].finding()
+    assert f"{attributes.printed('quarkusJvmNativeMemoryComparison'):g}" in memory
+    soak = by_key["rt2019-soak-count"]
+    assert f"{attributes.printed('quarkusNativeNumberRequests'):,.0f}" in soak.finding()
+    assert any("33 MILLION" in w for w in soak.wordings)
+
+
+def test_what_rt2019_now_transcribes_is_no_longer_listed_as_missing_and_its_versions_show():
+    rt = " ".join(n.what for n in published.NOT_TRANSCRIBED if n.study == "RT-2019")
+    assert "Tables 1 and 2" not in rt and "per-process" not in rt and "65.01" not in rt
+    _, lines = methods.against_study(plans.load("rt2019").data)
+    assert any("0.18.0" in x and "2.4.0.Final" in x and "8u191" in x and "10.5" in x for x in lines)
+    assert any("E5-2640 v3" in x for x in lines)

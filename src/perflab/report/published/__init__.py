@@ -1,4 +1,5 @@
-"""The three studies as data: their published figures (claims), where they contradict themselves
+"""The three studies as data: their published figures (claims), RT-2019's full tables (curves),
+its AsciiDoc attributes (attributes) and 2048 MB table (projection), where they contradict themselves
 and what could not be transcribed (conflicts), and the settings each one used (methods)."""
 
 from perflab.report.published.claims import (CLAIMS, COST_STUDY, PUBLISHED_SAVINGS, RT2019_BUDGET_MB, STUDIES, TARGETS,
@@ -6,7 +7,8 @@ from perflab.report.published.claims import (CLAIMS, COST_STUDY, PUBLISHED_SAVIN
 from perflab.report.published.conflicts import (CONTRADICTIONS, NOT_TRANSCRIBED, Contradiction, Untranscribed,
                                                 contradiction_rows)
 from perflab.report.published.methods import METHODS, STUDY_PLANS, Setting
+from perflab.report.published import attributes, curves, projection
 
 __all__ = ["CLAIMS", "COST_STUDY", "PUBLISHED_SAVINGS", "RT2019_BUDGET_MB", "STUDIES", "TARGETS", "Claim", "Study", "Where", "claim",
            "target_of", "CONTRADICTIONS", "NOT_TRANSCRIBED", "Contradiction", "Untranscribed", "contradiction_rows", "METHODS",
-           "STUDY_PLANS", "Setting"]
+           "STUDY_PLANS", "Setting", "attributes", "curves", "projection"]

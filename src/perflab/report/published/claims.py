@@ -30,13 +30,22 @@ class Study:
     setting: str
     baseline: str  # the label every ratio of this study divides by
     versions: str  # the framework and JDK versions the study names
+    environment: str = "not transcribed (not in the sources available here)"  # its machines and services
+
+    def facts(self) -> list[str]:
+        """The study's versions and machines, as the report's study method lists them."""
+        return [f"the study's versions: {self.versions}", f"the study's environment: {self.environment}"]
 
 
 STUDIES = {
     "RT-2019": Study("RT-2019", '"Quarkus Runtime Performance" (2019)',
                      "fruits CRUD on PostgreSQL; Quarkus 0.18 JVM and native vs Thorntail 2.4; "
                      "wrk from a separate machine over 10 GbE, 1..40 connections", "Thorntail",
-                     "Quarkus 0.18, Thorntail 2.4; JDK not transcribed"),
+                     "Quarkus 0.18.0 (JVM and native), Thorntail 2.4.0.Final; Java HotSpot(TM) 64-Bit Server VM "
+                     "25.191-b12 (JDK 8u191); PostgreSQL 10.5 (postgres:10.5 in docker)",
+                     "app and database each in a docker container on the system under test: 32 x Intel Xeon "
+                     "E5-2640 v3 @ 2.60GHz, RHEL 7.6, 262 GB, 10G Ethernet; wrk on the client: 24 x Intel Xeon "
+                     "E5-2640 @ 2.80GHz, RHEL 7.6, 64 GB"),
     "LAB-2020": Study("LAB-2020", 'analyst "Quarkus lab validation" (2020)',
                       "todo app on PostgreSQL; Quarkus JVM and native vs Framework A (Spring Boot on "
                       "Tomcat); cgroups of 4 cores / 256 MB (lab 1.1: 1 core / 500 MB), -Xmx64m", "A",
@@ -149,7 +158,7 @@ CLAIMS: list[Claim] = [
     # --- startup
     _c("rt2019-start", "RT-2019", "start time (to first response)", "ms", Where("startup", "ttfr_ms", "warm"),
        {"Thorntail": 8764, "Q-JVM": 1629, "Q-native": 18}, False,
-       method="process start to the first served request"),
+       source="Application Start Time", method="process start to the first served request"),
     _c("lab2020-ttfr", "LAB-2020", "3.1 time to ready, median (bare metal)", "ms",
        Where("startup", "ready_ms", "warm", with_first=True), {"A": 9649, "Q-JVM": 4455, "Q-native": 830}, False,
        "the study probed the health endpoint every 0.1 s, so its figure is time to ready (not the first "
@@ -169,7 +178,8 @@ CLAIMS: list[Claim] = [
        "the study's lab 1.1 ran in 1 core / 500 MB", source="lab 1.1", method="RSS after the first request"),
     _c("rt2019-max-rss", "RT-2019", "max RSS under load", "MB", Where("memory", "rss_peak_mb", "*"),
        {"Thorntail": 651, "Q-JVM": 414, "Q-native": 122}, False,
-       method="highest RSS under the load of the throughput runs"),
+       source="Maximum Memory Usage",
+       method="ps -o rss -p <PID>, the highest RSS during the throughput runs"),
     _c("kt2020-rest", "KT-2020", "memory at rest (docker stats)", "MB", Where("startup", "cgroup_rest_mb", "warm"),
        {"Spring": 287, "Q-JVM": 97, "Q-native": 6.5}, False,
        "docker stats reports the container's cgroup memory, not RSS: compared with the cgroup's memory at rest",
@@ -210,10 +220,11 @@ CLAIMS: list[Claim] = [
     _c("rt2019-density", "RT-2019", "processes per 2048 MB", "count", Where("density", "instances", "*"),
        {"Thorntail": 3, "Q-JVM": 4, "Q-native": 16}, True,
        "a projection: the study divided 2048 MB by its max RSS and rounded down, it did not start them",
-       method="⌊2048 MB / max RSS⌋"),
+       source="the 2048 MB table", method="⌊2048 MB / max RSS⌋"),
     _c("rt2019-density-rps", "RT-2019", "throughput of those processes (per-process req/s x processes)", "req/s",
        Where("density", "projected_rps", "*"), {"Thorntail": 111246, "Q-JVM": 308472, "Q-native": 717456}, True,
-       "per-process req/s not printed: the totals imply 37,082 / 77,118 / 44,841", method="processes per 2048 MB x one process's req/s"),
+       "per process: each one's max req/s over Table 1 (see RT-2019's 2048 MB table)", source="the 2048 MB table",
+       method="processes per 2048 MB x one process's max req/s"),
     _c("lab2020-10-pods", "LAB-2020", "1.2A memory of 10 pods", "MB", Where("density", "rss_10_instances_mb", "*"),
        {"A": 1594, "Q-JVM": 1098, "Q-native": 194}, False, source="lab 1.2A", method="10 pods on Kubernetes"),
     _c("lab2020-pods-2gb", "LAB-2020", "1.2B pods in 2 GB", "count", Where("density", "instances", "*"),

@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from statistics import median
 from typing import Callable
 
+from perflab.report.published import attributes
 from perflab.report.published.claims import claim
+from perflab.report.published.curves import RT2019_LABELS, peak, rt2019_column
+from perflab.report.published.projection import printed as printed_projection
 
 
 @dataclass(frozen=True)
@@ -33,17 +36,53 @@ def _pct(x: float) -> str:
     return f"{x:.1%}".replace("%", " %")
 
 
+def _reduction(label: str, connections: int = 40) -> float:
+    """1 - max latency / Thorntail's, from Table 2 at a connection count."""
+    return 1 - rt2019_column("latency_max_ms", label)[connections] / rt2019_column("latency_max_ms", "Thorntail")[connections]
+
+
 def _max_latency_reductions() -> str:
-    c = claim("rt2019-max-40")
-    base = c.value("Thorntail")
-    return (f"Table 2 at 40 connections gives a max latency {_pct(1 - c.value('Q-native') / base)} below Thorntail's "
-            f"for native and {_pct(1 - c.value('Q-JVM') / base)} for JVM")
+    base = rt2019_column("latency_max_ms", "Thorntail")[40]
+    native, jvm = rt2019_column("latency_max_ms", "Q-native")[40], rt2019_column("latency_max_ms", "Q-JVM")[40]
+    return (f"Table 2 at 40 connections gives native 1 - {native:g}/{base:g} = {_pct(_reduction('Q-native'))} and JVM "
+            f"1 - {jvm:g}/{base:g} = {_pct(_reduction('Q-JVM'))}: the summary's {_attr_pct(_JVM_REDUCTION)} for JVM is "
+            f"native's, and native's printed {_attr_pct(_NATIVE_REDUCTION)} is neither")
+
+
+def _reduction_defined_twice() -> str:
+    first, last = attributes.definitions(_NATIVE_REDUCTION)[0], attributes.printed(_NATIVE_REDUCTION)
+    return (f"the later definition prints ({last:g}); the first ({first:g}) is JVM's reduction at 40 connections "
+            f"({_pct(_reduction('Q-JVM'))}), the later one is 1 - {_prose_max('Q-native'):g}/{_table_max('Thorntail')[1]:g} = "
+            f"{_pct(1 - _prose_max('Q-native') / _table_max('Thorntail')[1])}, the prose's \"Native\" maximum against "
+            f"Thorntail's")
+
+
+def _table_max(label: str) -> tuple[int, float]:
+    return peak("latency_max_ms", label)
+
+
+def _prose_max(label: str) -> float:
+    return attributes.printed(_PROSE_MAX[label])
+
+
+def _swapped_latencies() -> str:
+    found = []
+    for label in ("Q-JVM", "Q-native"):
+        quoted = _prose_max(label)
+        owner, conns = next((other, c) for other in RT2019_LABELS
+                            for c, v in rt2019_column("latency_max_ms", other).items() if v == quoted)
+        found.append(f"{quoted:g} ms (quoted for {label}) is Table 2's {owner} max at {conns} connections")
+    maxima = ", ".join(f"{label} {v:g} ms at c={c}" for label in RT2019_LABELS for c, v in [_table_max(label)])
+    return "; ".join(found) + f". Table 2's maxima: {maxima}"
 
 
 def _memory_increase() -> str:
     c = claim("rt2019-max-rss")
-    return (f"{c.value('Q-JVM'):g} MB vs {c.value('Q-native'):g} MB is "
-            f"+{_pct(c.value('Q-JVM') / c.value('Q-native') - 1)}")
+    jvm = printed_projection("Q-JVM")
+    return (f"{c.value('Q-JVM'):g} MB vs {c.value('Q-native'):g} MB is +{_pct(c.value('Q-JVM') / c.value('Q-native') - 1)} "
+            f"(the attribute quarkusJvmNativeMemoryComparison, {attributes.printed('quarkusJvmNativeMemoryComparison'):g}, "
+            f"is defined and never printed); {attributes.printed('2gQuarkusJvmMaxCompareThorntail'):g} is the 2048 MB table's JVM overall against Thorntail's "
+            f"({jvm.overall_rps:,.0f} / {printed_projection('Thorntail').overall_rps:,.0f} = {jvm.vs_thorntail_pct:g} %)")
 
 
 def _native_3_2_median() -> str:
@@ -68,26 +107,48 @@ def _pods_ratio() -> str:
 
 
 def _soak_count() -> str:
-    return "two different counts for the same run; only the body's is a figure with digits"
+    body = claim("rt2019-soak").value("Q-native")
+    summary = attributes.printed("quarkusNativeNumberRequests")
+    return (f"the summary prints the attribute quarkusNativeNumberRequestsMillion "
+            f"({attributes.printed('quarkusNativeNumberRequestsMillion'):g}; quarkusNativeNumberRequests is "
+            f"{summary:,.0f}), the body {body:,.0f}: {body - summary:,.0f} more, {body / summary:.2f}x the summary's")
 
 
-def _swapped_latencies() -> str:
-    return "the Table 2 row holding these two values is not transcribed here, so perflab cannot say which is whose"
+_NATIVE_REDUCTION = "quarkusNativeMaxResponseTimeReduction"
+_JVM_REDUCTION = "quarkusJvmmaxresponsetimereduction"
+_PROSE_MAX = {"Thorntail": "thorntailMaxResponseTime", "Q-JVM": "quarkusJvmMaxResponseTime",
+              "Q-native": "quarkusNativeMaxResponseTime"}
+
+
+def _attr_pct(name: str) -> str:
+    return f"{attributes.printed(name):g} %"
+
+
+def _words(name: str, template: str) -> str:
+    return template.format(attributes.printed(name))
 
 
 CONTRADICTIONS: list[Contradiction] = [
     Contradiction("rt2019-soak-count", "RT-2019", "requests served by the native soak",
-                  ('summary: "served over 33 MILLION requests"', 'body: "over 51,890,000"'), _soak_count,
+                  (_words("quarkusNativeNumberRequestsMillion", 'summary: "served over {:g} MILLION requests"'),
+                   f'body: "over {claim("rt2019-soak").value("Q-native"):,.0f}"'), _soak_count,
                   "51,890,000 (the body's figure)", "rt2019-soak"),
-    Contradiction("rt2019-latency-headline", "RT-2019", "reduction of maximum latency",
-                  ('"reducing maximum response time latencies by up to 42.7 %" (native)', '66.3 % (JVM)'),
+    Contradiction("rt2019-latency-headline", "RT-2019", "reduction of maximum latency (summary)",
+                  (_words(_NATIVE_REDUCTION, 'native: "reducing maximum response time latencies by up to {:g}%"'),
+                   _words(_JVM_REDUCTION, 'JVM: "reducing maximum response time latencies by up to {:g}%"')),
                   _max_latency_reductions, "Table 2's max latencies at 40 connections", "rt2019-max-40"),
-    Contradiction("rt2019-latency-swap", "RT-2019", "latencies quoted in the prose",
-                  ("the prose gives 65.01 ms and 83.27 ms the other way round from Table 2",), _swapped_latencies,
-                  "Table 2 (its 40-connection row only)", "rt2019-max-40"),
+    Contradiction("rt2019-reduction-defined-twice", "RT-2019", "the attribute behind native's reduction",
+                  tuple(f":{_NATIVE_REDUCTION}: {v:g}" for v in attributes.definitions(_NATIVE_REDUCTION)),
+                  _reduction_defined_twice, "Table 2's max latencies at 40 connections", "rt2019-max-40"),
+    Contradiction("rt2019-latency-swap", "RT-2019", "maximum latencies quoted in the prose",
+                  (_words(_PROSE_MAX["Thorntail"], '"Thorntail took {:g}ms to service at least one request"'),
+                   _words(_PROSE_MAX["Q-JVM"], '"{:g}ms for Quarkus JVM"'),
+                   _words(_PROSE_MAX["Q-native"], '"{:g}ms for Quarkus Native"'),
+                   _words(_NATIVE_REDUCTION, '"super-stable and up to {:g}% lower than Thorntail"')),
+                  _swapped_latencies, "Table 2 (its 40-connection row for the verdicts)", "rt2019-max-40"),
     Contradiction("rt2019-memory-277", "RT-2019", "memory of Quarkus JVM against native",
-                  ('"up to 277 % more memory"',), _memory_increase, "the max RSS figures (414 and 122 MB)",
-                  "rt2019-max-rss"),
+                  (_words("2gQuarkusJvmMaxCompareThorntail", '"uses up to {:g}% more memory (RSS)"'),),
+                  _memory_increase, "the max RSS figures (414 and 122 MB)", "rt2019-max-rss"),
     Contradiction("lab2020-3.2-median", "LAB-2020", "lab 3.2 native median",
                   ('"9.237, 9.076, 9.585 s"', '"MED: 9.585 s"'), _native_3_2_median,
                   "9.237 s, the median of the study's own three runs", "lab2020-coldstart-ttfr"),
@@ -108,12 +169,8 @@ class Untranscribed:
 
 
 NOT_TRANSCRIBED: list[Untranscribed] = [
-    Untranscribed("RT-2019", "Tables 1 and 2 beyond the 40-connection row (throughput and latency at 1..35 "
-                  "connections)", "the rows are not in the sources available here; the shape the text describes "
-                  "(Thorntail falling after 25 connections, Quarkus JVM peaking at 35) cannot be drawn"),
-    Untranscribed("RT-2019", "the per-process req/s behind the 2048 MB projection",
-                  "not printed; the totals divided by the process counts imply it"),
-    Untranscribed("RT-2019", "the exact sentence quoting 65.01 and 83.27 ms", "not in the sources available here"),
+    Untranscribed("RT-2019", "the number of start-up launches, the runs' durations and warm-up, wrk's threads",
+                  "the study's source does not state them"),
     Untranscribed("LAB-2020", "lab 1.3's full table (throughput and RSS per connection count)",
                   "only the peaks are in the sources available here"),
     Untranscribed("LAB-2020", "lab 1.2B memory", "not in the sources available here"),
@@ -121,8 +178,8 @@ NOT_TRANSCRIBED: list[Untranscribed] = [
                   "only the medians are in the sources available here"),
     Untranscribed("KT-2020", "the 11 launch values per app", "only their medians and the first launch are in the "
                   "sources available here"),
-    Untranscribed("all", "the framework and JDK versions beyond Quarkus 0.18 / Thorntail 2.4",
-                  "not in the sources available here"),
+    Untranscribed("LAB-2020", "the framework and JDK versions and the machines", "not in the sources available here"),
+    Untranscribed("KT-2020", "the exact framework and JDK versions and the machine", "not in the sources available here"),
 ]
 
 

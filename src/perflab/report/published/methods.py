@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from perflab.report.published.claims import STUDIES
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -124,13 +126,14 @@ def _shown(value: Any) -> str:
 
 
 def against_study(plan: dict) -> tuple[str, list[str]] | None:
-    """For a study's plan: every recorded setting of the study, what the plan does, and whether
-    a reduction declares the difference; None for a plan that is no study's."""
+    """For a study's plan: the study's versions and environment, then every recorded setting of the
+    study, what the plan does, and whether a reduction declares the difference; None for a plan
+    that is no study's."""
     study = STUDY_PLANS.get(plan.get("name", ""))
     if study is None:
         return None
     declared = declared_keys(plan.get("reductions", []))
-    lines = []
+    lines = STUDIES[study].facts()
     for s in METHODS[study]:
         planned = plan_value(plan, s.key)
         verdict = ("not run in this plan" if not runs(plan, s.key) else "as the study" if s.follows(planned)
