@@ -321,3 +321,24 @@ def test_what_rt2019_now_transcribes_is_no_longer_listed_as_missing_and_its_vers
     _, lines = methods.against_study(plans.load("rt2019").data)
     assert any("0.18.0" in x and "2.4.0.Final" in x and "8u191" in x and "10.5" in x for x in lines)
     assert any("E5-2640 v3" in x for x in lines)
+
+
+def test_the_report_prints_rt2019s_2048_mb_table_beside_the_projection_from_this_run(tmp_path):
+    from perflab import results
+    from perflab.report import facts, html, markdown
+    from perflab.report.published import projection
+    from perflab.store import Store
+    from tests.unit.test_report import make_run
+
+    store = Store(tmp_path / "results.sqlite")
+    try:
+        syn = make_run(store)
+        view = results.load(store, syn.run_id)
+        extras = facts.load_extras(store, view.id)
+        md, doc = markdown.render(view, extras), html.render(view, extras)
+    finally:
+        store.close()
+    for row in projection.printed_rows():
+        assert "| " + " | ".join(row) + " |" in md
+    assert 'data-table="rt2019-projection-printed"' in doc
+    assert f"{projection.printed('Q-native').overall_rps:,.0f}" in doc

@@ -18,7 +18,7 @@ from markupsafe import Markup
 
 from perflab import registry
 from perflab.report import charts, cost, ratios
-from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
+from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods, projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.tables import (SERIOUS_FLAGS, scenario_title, flag_help, fmt_published, fmt_ratio,
@@ -100,7 +100,8 @@ def verdict_view(results: list[ratios.ClaimResult]) -> dict:
 
 
 def projection_view(view: RunView) -> dict:
-    return {"headers": ratios.PROJECTION_HEADERS, "rows": ratios.projection_rows(view), "note": ratios.PROJECTION_NOTE}
+    return {"headers": ratios.PROJECTION_HEADERS, "rows": ratios.projection_rows(view), "note": ratios.PROJECTION_NOTE,
+            "printed_headers": projection.PRINTED_HEADERS, "printed": projection.printed_rows()}
 
 
 def method_view(view: RunView, extras: RunExtras) -> dict:

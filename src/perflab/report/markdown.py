@@ -7,6 +7,7 @@ import time
 
 from perflab.report import cost, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
+from perflab.report.published import projection as published_projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.tables import (FLAG_MARK, Table, scenario_title, flag_help, fmt_published, fmt_ratio, fmt_value,
@@ -154,7 +155,8 @@ def render(view: RunView, extras: RunExtras) -> str:
     projection = ratios.projection_rows(view)
     if projection:
         out += ["### RT-2019's processes per 2048 MB, computed the study's way", ratios.PROJECTION_NOTE,
-                md_table(ratios.PROJECTION_HEADERS, projection)]
+                md_table(ratios.PROJECTION_HEADERS, projection), "The study's own 2048 MB table, as printed:",
+                md_table(published_projection.PRINTED_HEADERS, published_projection.printed_rows())]
     out += ["## What the studies contradict themselves on", contradictions_md()]
     out.append("## What is missing")
     gaps = missing(view)

@@ -56,3 +56,13 @@ def computed() -> tuple[ProjectionRow, ...]:
         rows.append((label, memory, processes, per, processes * per))
     base = rows[0][4]
     return tuple(ProjectionRow(*r, vs_thorntail_pct=r[4] / base * 100) for r in rows)
+
+
+PRINTED_HEADERS = ["runtime mode", "memory MB", f"processes per {RT2019_BUDGET_MB} MB", "max req/s per process",
+                   "overall max req/s", "compared to Thorntail"]
+
+
+def printed_rows() -> list[list[str]]:
+    """The table as the study prints it, as report rows."""
+    return [[r.label, f"{r.memory_mb:g}", f"{r.processes}", f"{r.per_process_rps:,.0f}", f"{r.overall_rps:,.0f}",
+             f"{r.vs_thorntail_pct:g} %"] for r in RT2019_PROJECTION]
