@@ -342,3 +342,20 @@ def test_the_report_prints_rt2019s_2048_mb_table_beside_the_projection_from_this
         assert "| " + " | ".join(row) + " |" in md
     assert 'data-table="rt2019-projection-printed"' in doc
     assert f"{projection.printed('Q-native').overall_rps:,.0f}" in doc
+
+
+def test_rt2019_attributes_agree_with_the_transcribed_claims_and_tables():
+    from perflab.report.published import attributes, curves
+
+    names = {"Thorntail": "thorntail", "Q-JVM": "quarkusJvm", "Q-native": "quarkusNative"}
+    base_rss, base_peak = published.claim("rt2019-max-rss").value("Thorntail"), curves.peak("rps", "Thorntail")[1]
+    for label, prefix in names.items():
+        assert attributes.printed(f"{prefix}StartTime") == published.claim("rt2019-start").value(label)
+        assert attributes.printed(f"{prefix}RSS") == published.claim("rt2019-max-rss").value(label)
+        assert attributes.printed(f"{prefix}MeanResponseTime40") == curves.rt2019_column("latency_mean_ms", label)[40]
+        assert attributes.printed(f"{prefix}MaxThroughput") == curves.peak("rps", label)[1]
+        if label != "Thorntail":  # "used only X % of memory to service Y % more requests"
+            rss = published.claim("rt2019-max-rss").value(label)
+            assert attributes.printed(f"{prefix}RssCompareThorntail") == pytest.approx(rss / base_rss * 100, abs=0.05)
+            more = (curves.peak("rps", label)[1] / base_peak - 1) * 100
+            assert attributes.printed(f"{prefix}ThroughputCompareThorntail") == pytest.approx(more, abs=0.05)
