@@ -43,11 +43,7 @@ def test_the_runs_db_password_comes_from_its_secret_a_users_url_is_given_as_is()
 
 def test_every_object_carries_the_run_labels():
     run = "20261123-173000-ab12"
-    c = _container()
-    objects = [m.namespace("perflab-x", run, "host:1"), m.app_deployment("q", run, c), m.app_service("q", run),
-               m.app_pod("q-0", run, c, "q"), m.db_secret(run, "pw"), *m.postgres(run, "postgres:15"),
-               m.driver_job("d", run, image="drv", args=[], away_from="q"), m.knative_service("q", run, c),
-               m.resource_quota(run, 2048)]
+    objects = _every_object(run) + [m.knative_service("q", run, _container())]
     for body in objects:
         assert body["metadata"]["labels"][m.RUN] == run, body["kind"]
         assert body["metadata"]["labels"][m.MANAGED_BY] == "perflab"
@@ -81,3 +77,19 @@ def test_names_are_dns_labels(app, mode, name):
     assert m.workload_name(app, mode) == name
     assert m.image_name(app, mode, "reg:5000/lab/") == f"reg:5000/lab/perflab-{m.dns_label(app)}-{mode}:latest"
     assert m.dns_label("x" * 80) == "x" * 63
+
+
+def _every_object(run):
+    c = _container(db_secret="postgres")
+    return [m.namespace("perflab-x", run, "host:1"), m.app_deployment("q", run, c), m.app_service("q", run),
+            m.app_pod("q-0", run, c, "q"), m.db_secret(run, "pw"), *m.postgres(run, "postgres:15"),
+            m.driver_job("d", run, image="drv", args=["-c", "4"], away_from="q"), m.resource_quota(run, 2048)]
+
+
+def test_every_object_passes_the_kubernetes_schemas_offline():
+    kv = pytest.importorskip("kubernetes_validate", reason="the Kubernetes schemas come with the test extras")
+    version = kv.latest_version()
+    for body in _every_object("20261123-173000-ab12"):
+        kv.validate(body, version, strict=True)  # strict: an unknown field is an error too
+    with pytest.raises(kv.ValidationError):
+        kv.validate(m.app_deployment("q", "r", {**_container(), "limitz": {}}), version, strict=True)
