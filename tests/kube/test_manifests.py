@@ -93,3 +93,19 @@ def test_every_object_passes_the_kubernetes_schemas_offline():
         kv.validate(body, version, strict=True)  # strict: an unknown field is an error too
     with pytest.raises(kv.ValidationError):
         kv.validate(m.app_deployment("q", "r", {**_container(), "limitz": {}}), version, strict=True)
+
+
+def test_image_commands_follow_each_frameworks_own_tooling():
+    from perflab import apps
+    from perflab.errors import LabError
+    from perflab.kube import images
+
+    found = apps.discover()
+    spring = images.command(found["spring-boot"], "jvm", registry="", base_image="eclipse-temurin:25-jre")
+    assert f"{images.JIB_PLUGIN}:buildTar" in spring and "-Djib.to.image=perflab-spring-boot-jvm:latest" in spring
+    pushed = images.command(found["spring-boot"], "jvm", registry="reg:5000", base_image="b")
+    assert f"{images.JIB_PLUGIN}:build" in pushed and "-Djib.to.image=reg:5000/perflab-spring-boot-jvm:latest" in pushed
+    with pytest.raises(LabError, match="registry"):
+        images.command(found["quarkus"], "jvm", registry="", base_image="b")
+    with pytest.raises(LabError, match="non-JVM"):
+        images.command(found["go-reference"], next(iter(found["go-reference"].modes)), registry="r", base_image="b")
