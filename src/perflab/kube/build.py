@@ -54,8 +54,19 @@ def binary(name: str) -> Path:
     return root() / "bin" / name
 
 
+# kwok ships what its simulated kubelets do as Stage documents in its module; it reads them with
+# --config. These: nodes turn Ready and keep heart-beating; pods turn Ready, Jobs' pods complete,
+# deleted pods go away.
+KWOK_STAGES = ("node/fast/node-initialize.yaml", "node/heartbeat/node-heartbeat.yaml",
+               "pod/fast/pod-ready.yaml", "pod/fast/pod-complete.yaml", "pod/fast/pod-delete.yaml")
+
+
+def kwok_stages() -> Path:
+    return root() / "bin" / "kwok-stages.yaml"
+
+
 def built() -> bool:
-    return all(binary(name).is_file() for name in BINARIES)
+    return all(binary(name).is_file() for name in BINARIES) and kwok_stages().is_file()
 
 
 def _staging_version() -> str:
@@ -92,6 +103,15 @@ import (
 
 func main() { etcdmain.Main(os.Args) }
 """
+
+
+def _version_stamp() -> str:
+    """Linker flags that give the binaries their release's version (/version answers it; a module
+    build otherwise says v0.0.0-master)."""
+    major, minor = KUBERNETES_VERSION.lstrip("v").split(".")[:2]
+    pkg = "k8s.io/component-base/version"
+    return " ".join(f"-X {pkg}.{key}={value}" for key, value in (
+        ("gitVersion", KUBERNETES_VERSION), ("gitMajor", major), ("gitMinor", minor), ("gitTreeState", "clean")))
 
 
 def _check_go() -> str:
@@ -147,14 +167,25 @@ def build(log: Log = say) -> Path:
         packages = [("etcd", "./etcd")] + [(c, f"k8s.io/kubernetes/cmd/{c}") for c in KUBE_COMMANDS]
         for name, package in packages:
             if not binary(name).is_file():
-                _run(f"compiling {name}", [go, "build", "-o", str(binary(name)), package], src, env,
-                     log_path, log)
+                _run(f"compiling {name}", [go, "build", "-ldflags", _version_stamp(), "-o", str(binary(name)), package],
+                     src, env, log_path, log)
         if not binary("kwok").is_file():
             kwok_env = dict(env, GOBIN=str(root() / "bin"))
             _run("compiling kwok", [go, "install", f"sigs.k8s.io/kwok/cmd/kwok@{KWOK_VERSION}"], src,
                  kwok_env, log_path, log)
+        if not kwok_stages().is_file():
+            _write_kwok_stages(go, env)
         log(f"kube test env: built in {time.monotonic() - started:.0f} s")
     return root() / "bin"
+
+
+def _write_kwok_stages(go: str, env: dict[str, str]) -> None:
+    modcache = subprocess.run([go, "env", "GOMODCACHE"], env=env, capture_output=True, text=True).stdout.strip()
+    stages = Path(modcache) / f"sigs.k8s.io/kwok@{KWOK_VERSION}" / "kustomize" / "stage"
+    missing = [name for name in KWOK_STAGES if not (stages / name).is_file()]
+    if missing:
+        raise BuildFailed(f"kwok's stage files {', '.join(missing)} are not in {stages}")
+    kwok_stages().write_text("\n---\n".join((stages / name).read_text() for name in KWOK_STAGES))
 
 
 def main() -> int:
