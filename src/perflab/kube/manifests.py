@@ -172,7 +172,10 @@ def knative_service(name: str, run_id: str, container: dict[str, Any]) -> Manife
                                   "spec": {"containers": [kn_container]}}}}
 
 
+QUOTA = "density-budget"
+
+
 def resource_quota(run_id: str, memory_mb: int) -> Manifest:
     """The density budget: the namespace may hold pods whose memory limits add up to this."""
-    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": _metadata("density-budget", run_id),
+    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": _metadata(QUOTA, run_id),
             "spec": {"hard": {"limits.memory": f"{memory_mb}Mi", "requests.memory": f"{memory_mb}Mi"}}}

@@ -194,8 +194,11 @@ def running(nodes: int = 2, keep: Path | None = None) -> Iterator[ControlPlane]:
     try:
         yield plane.start(nodes)
     finally:
-        plane.stop()
-        shutil.rmtree(root, ignore_errors=True)
+        from perflab import signals
+
+        with signals.shielded():  # a second Ctrl-C must not leave servers behind
+            plane.stop()
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def main(argv: list[str]) -> int:

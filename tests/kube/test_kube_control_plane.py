@@ -1,0 +1,178 @@
+"""The Kubernetes placement against a real kube-apiserver (+ etcd, controller manager, scheduler)
+with kwok-simulated nodes: schemas via server-side dry run, the cluster record, leftover clean-up,
+a plan run end to end through the CLI, and Ctrl-C leaving no object behind.
+
+Pods on simulated nodes run no containers: these tests check the lab's own logic (what it creates,
+watches, stores and deletes), never a framework's figures."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from perflab.kube import cluster, manifests as m, testenv
+from perflab.kube.objects import KindUnavailable, Objects
+from perflab.kube.placement import PlacementSettings
+from perflab.store import Store
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def objs(kube_env):
+    return Objects(cluster.connect(PlacementSettings(kind="kubernetes")))
+
+
+def _namespace(objs, name, run_id="20260101-000000-test"):
+    objs.create_namespace(name, run_id)
+    deadline = time.monotonic() + 60
+    while not objs.cluster.core().list_namespaced_service_account(name).items:
+        assert time.monotonic() < deadline, "no default ServiceAccount"
+        time.sleep(0.2)
+    return name
+
+
+def _every_manifest(run_id):
+    c = m.app_container(image="perflab-quarkus-jvm:latest", cpus=1, memory_mb=512, jvm_opts=["-Xmx256m"],
+                        db_env=m.db_env_in_namespace("ns"), ready_path="/health/ready", mode="jvm", db_secret="postgres")
+    return [m.db_secret(run_id, "pw"), *m.postgres(run_id, "postgres:15"), m.app_deployment("quarkus-jvm", run_id, c),
+            m.app_service("quarkus-jvm", run_id), m.app_pod("quarkus-jvm-0", run_id, c, "quarkus-jvm"),
+            m.driver_job("load", run_id, image="driver:1", args=["-c", "4"], away_from="quarkus-jvm"),
+            m.resource_quota(run_id, 2048)]
+
+
+def test_rendered_manifests_pass_the_api_servers_dry_run(objs):
+    ns = _namespace(objs, "perflab-dryrun")
+    try:
+        assert objs.dry_run(_every_manifest("r1"), ns) == []
+        assert objs.cluster.core().list_namespaced_pod(ns).items == []  # a dry run stores nothing
+        broken = m.app_deployment("bad", "r1", {"name": "app", "image": "x", "resources": {"limits": {"memory": "lots"}}})
+        problems = objs.dry_run([broken], ns)
+        assert len(problems) == 1 and "quantities must match" in problems[0]
+    finally:
+        objs.delete_namespace(ns, wait_s=0)
+
+
+def test_knative_service_is_unavailable_without_knative(objs):
+    assert not objs.serves("serving.knative.dev/v1", "Service")
+    with pytest.raises(KindUnavailable, match="Knative|serving.knative.dev"):
+        objs.create(m.knative_service("q", "r", {"name": "app", "image": "x"}), "default")
+
+
+def test_the_cluster_record_names_nodes_and_no_credential(objs, control_plane):
+    env = cluster.environment(objs.cluster)
+    assert env["context"] == "perflab-test" and env["version"].startswith("v1.")
+    assert len(env["nodes"]) == 2 and env["simulated_nodes"]
+    assert {n["cpus"] for n in env["nodes"]} == {testenv.NODE_CPUS} and all(n["memory_mb"] == 8192 for n in env["nodes"])
+    assert control_plane.token not in json.dumps(env)
+
+
+def test_a_crashed_runs_namespace_is_removed_a_live_ones_kept(objs):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    crashed = m.namespace("perflab-crashed", "20260101-000000-dead", f"{socket.gethostname()}:{dead.pid}")
+    live = m.namespace("perflab-live", "20260101-000000-live", f"{socket.gethostname()}:{os.getpid()}")
+    objs.create(crashed)
+    objs.create(live)
+    try:
+        said = []
+        assert objs.remove_leftovers(said.append) == ["perflab-crashed"]
+        assert any("perflab-crashed" in line for line in said)
+        assert objs.cluster.core().read_namespace("perflab-live").status.phase == "Active"
+    finally:
+        objs.delete_namespace("perflab-live", wait_s=0)
+        objs.delete_namespace("perflab-crashed", wait_s=0)
+
+
+PLAN = """
+name = "kube-test"
+apps = ["quarkus"]
+modes = ["jvm"]
+scenarios = [{scenarios}]
+repeats = 1
+[limits]
+cpus = 1
+memory_mb = 768
+jvm_opts = ["-Xmx300m"]
+[placement]
+kind = "kubernetes"
+namespace = "perflab-t"
+timeout_s = 60
+[startup]
+runs = {runs}
+[scaleup]
+runs = 2
+[density]
+budget_mb = 2048
+max_instances = 5
+"""
+
+
+def _plan(tmp_path, scenarios, runs=2):
+    path = tmp_path / "kube.toml"
+    path.write_text(PLAN.format(scenarios=", ".join(f'"{s}"' for s in scenarios), runs=runs))
+    return path
+
+
+def _lab_namespaces(objs):
+    return [ns.metadata.name for ns in objs.lab_namespaces()]
+
+
+def _cli(plan_path):
+    return subprocess.Popen([sys.executable, "-m", "perflab", "run", str(plan_path)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_a_plan_runs_on_the_cluster_and_leaves_nothing(objs, tmp_path):
+    proc = _cli(_plan(tmp_path, ["startup", "scaleup", "density", "coldstart", "sweep"]))
+    out, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, out
+    run = Store().run("last")
+    assert run["status"] == "complete"
+    figures = Store().figures(run["id"])
+    by = {(f.scenario, f.metric) for f in figures}
+    assert {("startup", "ready_ms"), ("scaleup", "ready_ms"), ("density", "instances")} <= by
+    assert all("simulated-nodes" in f.flags for f in figures)
+    instances = next(f for f in figures if f.metric == "instances")
+    assert instances.value == 2048 // 768  # the quota refuses the pod that would exceed the budget
+    outcomes = {(o["scenario"], o["status"]): o["reason"] for o in Store().outcomes(run["id"])}
+    assert "no Knative" in outcomes[("coldstart", "unavailable")]
+    assert ("sweep", "unavailable") in outcomes
+    assert ("startup:ttfr", "unavailable") in outcomes
+    env = json.loads(run["environment_json"])
+    assert env["placement"]["context"] == "perflab-test" and env["placement"]["simulated_nodes"]
+    assert _lab_namespaces(objs) == []
+
+
+def test_ctrl_c_deletes_everything_the_run_created(objs, tmp_path):
+    proc = _cli(_plan(tmp_path, ["startup"], runs=200))
+    try:
+        deployment = None
+        deadline = time.monotonic() + 120
+        while deployment is None and time.monotonic() < deadline:
+            items = objs.resource("apps/v1", "Deployment").get(label_selector=m.run_selector()).items
+            deployment = items[0] if items else None
+            time.sleep(0.2)
+        assert deployment is not None, "the run created no Deployment"
+        container = deployment.spec.template.spec.containers[0]
+        assert dict(container.resources.limits) == {"cpu": "1", "memory": "768Mi"}
+        assert dict(container.resources.requests) == {"cpu": "1", "memory": "768Mi"}
+        assert {"name": "JAVA_TOOL_OPTIONS", "value": "-Xmx300m"} in [dict(e) for e in container.env]
+        time.sleep(1)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0
+    assert _lab_namespaces(objs) == [], out
+    assert Store().run("last")["status"] == "interrupted"
