@@ -150,6 +150,7 @@ def test_a_plan_runs_on_the_cluster_and_leaves_nothing(objs, tmp_path):
     assert ("startup:ttfr", "unavailable") in outcomes
     env = json.loads(run["environment_json"])
     assert env["placement"]["context"] == "perflab-test" and env["placement"]["simulated_nodes"]
+    assert any("simulated by kwok" in r for r in env["topology"]["reductions"])  # said in the report
     assert _lab_namespaces(objs) == []
 
 

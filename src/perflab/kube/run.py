@@ -26,6 +26,8 @@ ON_KUBERNETES = ("startup", "scaleup", "density")
 NOT_YET = "not available with placement = kubernetes yet (runs on one machine)"
 NO_KNATIVE = "no Knative: the cluster does not serve serving.knative.dev/v1 Service"
 Say = Callable[[str], None]
+SIMULATED_REDUCTION = ("nodes simulated by kwok: pods run no containers, so these figures time the "
+                       "control plane (API server, scheduler, controllers), not the apps")
 
 
 def run_plan(plan: Plan, say: Say = print, apps_root: Path | None = None) -> str:
@@ -39,6 +41,7 @@ def run_plan(plan: Plan, say: Say = print, apps_root: Path | None = None) -> str
     env = environment.capture(frameworks={t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets})
     env["placement"] = {"kind": "kubernetes", **kube_cluster.environment(cluster)}
     simulated = env["placement"]["simulated_nodes"]
+    env["topology"] = _topology(env["placement"], placement)
     store = Store()
     run_id = store.begin_run(plan.data, env)
     namespace = f"{placement.namespace}-{run_id}"
@@ -67,6 +70,15 @@ def run_plan(plan: Plan, say: Say = print, apps_root: Path | None = None) -> str
             if status != "failed":
                 store.finish_run(run_id, status)
     return run_id
+
+
+def _topology(cluster_env: dict, placement) -> dict:
+    """How the run was placed, in the words the summary and report print (and what it lacks)."""
+    nodes = cluster_env["nodes"]
+    where = (f"kubernetes context {cluster_env['context']}, {len(nodes)} node(s), pods of one app/mode "
+             f"at a time; the DB {'at the plan URL' if placement.postgres_url else 'as a StatefulSet in the run namespace'}")
+    reductions = [SIMULATED_REDUCTION] if cluster_env["simulated_nodes"] else []
+    return {"description": where, "reductions": reductions, "placement": "kubernetes"}
 
 
 def _create_namespace(objs: Objects, name: str, run_id: str, timeout_s: float) -> None:
