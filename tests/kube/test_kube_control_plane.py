@@ -177,3 +177,26 @@ def test_ctrl_c_deletes_everything_the_run_created(objs, tmp_path):
     assert proc.returncode != 0
     assert _lab_namespaces(objs) == [], out
     assert Store().run("last")["status"] == "interrupted"
+
+
+def test_the_scheduler_puts_the_driver_job_on_another_node_than_the_app(objs):
+    from perflab.kube import measure
+
+    ns = _namespace(objs, "perflab-affinity")
+    try:
+        app = m.app_container(image="app:1", cpus=1, memory_mb=256, jvm_opts=[], db_env={},
+                              ready_path="/health/ready", mode="jvm")
+        objs.create(m.app_deployment("quarkus-jvm", "r", app, replicas=1), ns)
+        app_pod, state = objs.watch_pods(ns, f"{m.WORKLOAD}=quarkus-jvm", measure.settled, 60)
+        assert state == "ready"
+        objs.create(m.driver_job("load", "r", image="driver:1", args=[], away_from="quarkus-jvm"), ns)
+        scheduled = objs.watch_pods(ns, f"{m.WORKLOAD}=load", lambda p: p if p.spec.node_name else None, 60)
+        assert scheduled.spec.node_name != app_pod.spec.node_name
+        # the rule is a requirement, not a preference: a driver held to the app's node never starts
+        held = m.driver_job("load2", "r", image="driver:1", args=[], away_from="quarkus-jvm")
+        held["spec"]["template"]["spec"]["nodeSelector"] = {"kubernetes.io/hostname": app_pod.spec.node_name}
+        objs.create(held, ns)
+        _, state = objs.watch_pods(ns, f"{m.WORKLOAD}=load2", measure.settled, 60)
+        assert state == "unschedulable"
+    finally:
+        objs.delete_namespace(ns, wait_s=0)
