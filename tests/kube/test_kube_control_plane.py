@@ -200,3 +200,19 @@ def test_the_scheduler_puts_the_driver_job_on_another_node_than_the_app(objs):
         assert state == "unschedulable"
     finally:
         objs.delete_namespace(ns, wait_s=0)
+
+
+def test_density_fills_the_budget_and_says_when_there_is_no_metrics_api(objs):
+    from perflab.kube import measure
+
+    ns = _namespace(objs, "perflab-density")
+    try:
+        app = m.app_container(image="app:1", cpus=0.25, memory_mb=256, jvm_opts=[], db_env={},
+                              ready_path="/health/ready", mode="jvm")
+        w = measure.Workload("quarkus", "jvm", ns, "r", app, "/health/ready", "/hello", True, 60)
+        out = measure.density(objs, w, budget_mb=11 * 256, max_pods=20)
+        instances = next(f for f in out.figures if f["metric"] == "instances")
+        assert instances["value"] == 11 and "ResourceQuota refused" in instances["extra"]["stopped_by"]
+        assert ("memory", "unavailable") == out.outcomes[0][:2] and "metrics" in out.outcomes[0][2]
+    finally:
+        objs.delete_namespace(ns, wait_s=0)

@@ -26,7 +26,6 @@ class PlacementSettings(Settings):
     base_image: str = setting("eclipse-temurin:25-jre", "kubernetes: base image of the JVM apps' images")
     postgres_url: str = setting("", "kubernetes: the apps' database (empty: a PostgreSQL StatefulSet in the run's namespace)")
     postgres_image: str = setting("postgres:15", "kubernetes: image of the PostgreSQL StatefulSet")
-    driver_image: str = setting("", "kubernetes: image of the load driver Job (empty: load scenarios unavailable)")
     timeout_s: float = setting(300.0, "kubernetes: how long a pod may take to become ready", "s", gt=0)
 
     @model_validator(mode="after")
