@@ -216,3 +216,19 @@ def test_density_fills_the_budget_and_says_when_there_is_no_metrics_api(objs):
         assert ("memory", "unavailable") == out.outcomes[0][:2] and "metrics" in out.outcomes[0][2]
     finally:
         objs.delete_namespace(ns, wait_s=0)
+
+
+def test_a_failing_run_is_stored_as_failed_and_leaves_nothing(objs, tmp_path, monkeypatch):
+    from perflab import plan
+    from perflab.kube import run as kube_run
+
+    def fault(*args, **kwargs):  # an unexpected fault of the lab's own, after objects were created
+        assert _lab_namespaces(objs), "the run's namespace should exist by now"
+        raise RuntimeError("injected fault")
+
+    monkeypatch.setattr(kube_run, "_run_target", fault)
+    with pytest.raises(RuntimeError, match="injected fault"):
+        kube_run.run_plan(plan.load(str(_plan(tmp_path, ["startup"]))), say=lambda line: None)
+    run = Store().run("last")
+    assert run["status"] == "failed" and "injected fault" in run["note"]
+    assert _lab_namespaces(objs) == []

@@ -33,6 +33,7 @@ def test_kubernetes_placement_keeps_its_keys():
     ({"namespace": "x" * 60}, "at most"),
     ({"contxt": "lab"}, "unknown key placement.contxt"),
     ({"timeout_s": 0}, "placement.timeout_s"),
+    ({"postgres_url": "mysql://u@db/x"}, "placement.postgres_url must be postgresql://"),
 ])
 def test_bad_placement_is_named(table, words):
     with pytest.raises(LabError) as err:

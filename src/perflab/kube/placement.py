@@ -33,6 +33,8 @@ class PlacementSettings(Settings):
         if not _PREFIX.fullmatch(self.namespace) or len(self.namespace) > PREFIX_MAX:
             raise ValueError(f"placement.namespace must be lower-case letters, digits and '-', start and end "
                              f"with a letter or digit, at most {PREFIX_MAX} characters (got {self.namespace!r})")
+        if self.postgres_url and not self.postgres_url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("placement.postgres_url must be postgresql://USER:PASSWORD@HOST:PORT/DATABASE")
         return self
 
     @property

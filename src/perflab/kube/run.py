@@ -109,8 +109,13 @@ def _database(objs: Objects, namespace: str, run_id: str, placement) -> tuple[di
     objs.create(manifests.db_secret(run_id, secrets.token_urlsafe(18)), namespace)
     for body in manifests.postgres(run_id, placement.postgres_image):
         objs.create(body, namespace)
-    pod, state = objs.watch_pods(namespace, f"{manifests.WORKLOAD}={manifests.POSTGRES}", measure.settled,
-                                 placement.timeout_s)
+    try:
+        pod, state = objs.watch_pods(namespace, f"{manifests.WORKLOAD}={manifests.POSTGRES}", measure.settled,
+                                     placement.timeout_s)
+    except TimeoutError:
+        raise LabError(f"the run's PostgreSQL pod was not ready within placement.timeout_s = "
+                       f"{placement.timeout_s:g} s", fix=f"check its image ({placement.postgres_image}) and the "
+                       "cluster's events, or give placement.postgres_url") from None
     if state != "ready":
         raise LabError(f"the run's PostgreSQL pod {pod.metadata.name} is {state}")
     return manifests.db_env_in_namespace(namespace), manifests.POSTGRES
