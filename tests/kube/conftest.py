@@ -1,5 +1,5 @@
 """A real control plane for the Kubernetes tests: built once per machine by the project's own
-build (perflab.kube.build, tens of minutes the first time), started once per test session."""
+build (perflab.kube.build, tens of minutes the first time), started once per pytest run."""
 
 from __future__ import annotations
 
