@@ -232,3 +232,24 @@ def test_a_failing_run_is_stored_as_failed_and_leaves_nothing(objs, tmp_path, mo
     run = Store().run("last")
     assert run["status"] == "failed" and "injected fault" in run["note"]
     assert _lab_namespaces(objs) == []
+
+
+def test_a_plan_runs_with_only_the_labs_cluster_role(objs, control_plane, tmp_path, monkeypatch):
+    """The README's RBAC is enough: the plan runs as a user bound to that role and nothing more."""
+    monkeypatch.setenv("KUBECONFIG", str(control_plane.lab_kubeconfig))
+    refused = _cli(_plan(tmp_path, ["startup"]))
+    out, _ = refused.communicate(timeout=300)
+    assert refused.returncode != 0 and "forbidden" in out, out  # the user has no rights of its own
+    assert "Traceback" not in out and "ClusterRole" in out, out  # said as a fix, not a crash
+    objs.create(m.lab_cluster_role())
+    objs.create(m.lab_role_binding(testenv.LAB_USER))
+    try:
+        proc = _cli(_plan(tmp_path, ["startup", "scaleup", "density", "coldstart"]))
+        out, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0, out
+        failed = [o for o in Store().outcomes(Store().run("last")["id"]) if o["status"] == "failed"]
+        assert failed == [], out
+    finally:
+        objs.delete("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", m.LAB)
+        objs.delete("rbac.authorization.k8s.io/v1", "ClusterRole", m.LAB)
+    assert _lab_namespaces(objs) == []

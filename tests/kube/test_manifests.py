@@ -109,3 +109,14 @@ def test_image_commands_follow_each_frameworks_own_tooling():
         images.command(found["quarkus"], "jvm", registry="", base_image="b")
     with pytest.raises(LabError, match="non-JVM"):
         images.command(found["go-reference"], next(iter(found["go-reference"].modes)), registry="r", base_image="b")
+
+
+def test_the_readmes_cluster_role_is_the_labs():
+    import re
+    from pathlib import Path
+
+    yaml = pytest.importorskip("yaml")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("**Permissions**", 1)[1]
+    block = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    assert yaml.safe_load(block) == m.lab_cluster_role()

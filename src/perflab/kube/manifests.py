@@ -179,3 +179,31 @@ def resource_quota(run_id: str, memory_mb: int) -> Manifest:
     """The density budget: the namespace may hold pods whose memory limits add up to this."""
     return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": _metadata(QUOTA, run_id),
             "spec": {"hard": {"limits.memory": f"{memory_mb}Mi", "requests.memory": f"{memory_mb}Mi"}}}
+
+
+# What the lab does on a cluster, as RBAC rules (the README shows them as a ClusterRole; the tests
+# run a plan as a user bound to exactly these)
+LAB_RULES = [
+    {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "list", "create", "delete"]},
+    {"apiGroups": [""], "resources": ["pods", "services", "secrets", "serviceaccounts", "resourcequotas"],
+     "verbs": ["get", "list", "watch", "create", "delete", "deletecollection"]},
+    {"apiGroups": [""], "resources": ["services/proxy"], "verbs": ["get"]},
+    {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list"]},
+    {"apiGroups": ["apps"], "resources": ["deployments", "statefulsets"],
+     "verbs": ["get", "list", "watch", "create", "patch", "delete"]},
+    {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch", "create", "delete"]},
+    {"apiGroups": ["serving.knative.dev"], "resources": ["services"],
+     "verbs": ["get", "list", "watch", "create", "delete"]},
+    {"apiGroups": ["metrics.k8s.io"], "resources": ["pods"], "verbs": ["get", "list"]},
+]
+
+
+def lab_cluster_role(name: str = LAB) -> Manifest:
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": name},
+            "rules": LAB_RULES}
+
+
+def lab_role_binding(user: str, name: str = LAB) -> Manifest:
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]}

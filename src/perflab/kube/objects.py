@@ -59,7 +59,7 @@ class Objects:
             return res.create(body=body, namespace=ns, _request_timeout=REQUEST_TIMEOUT_S, **kwargs)
         except ApiException as exc:
             raise LabError(f"the API server refused {body['kind']} {body['metadata'].get('name')!r}: "
-                           f"{_reason(exc)}") from None
+                           f"{api_message(exc)}") from None
 
     def get(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> Any:
         return self.resource(api_version, kind).get(name=name, namespace=namespace)
@@ -154,7 +154,8 @@ class Objects:
         return problems
 
 
-def _reason(exc: ApiException) -> str:
+def api_message(exc: ApiException) -> str:
+    """The API server's own words for a refusal (its Status message), else the HTTP status."""
     import json
 
     try:

@@ -14,10 +14,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from kubernetes.client.exceptions import ApiException
+
 from perflab import environment, signals
 from perflab.errors import LabError
 from perflab.kube import cluster as kube_cluster, manifests, measure
-from perflab.kube.objects import Objects
+from perflab.kube.objects import Objects, api_message
 from perflab.plan import Plan
 from perflab.store import Store
 
@@ -31,6 +33,15 @@ SIMULATED_REDUCTION = ("nodes simulated by kwok: pods run no containers, so thes
 
 
 def run_plan(plan: Plan, say: Say = print, apps_root: Path | None = None) -> str:
+    try:
+        return _run_plan(plan, say, apps_root)
+    except ApiException as exc:  # e.g. 403: the user lacks a permission the lab needs
+        raise LabError(f"the API server refused a request of the lab: {api_message(exc)}",
+                       fix="the lab needs the ClusterRole shown in README, 'Running on Kubernetes'"
+                       if exc.status == 403 else None) from None
+
+
+def _run_plan(plan: Plan, say: Say, apps_root: Path | None) -> str:
     from perflab.runner import select_targets
 
     placement = plan.model.placement

@@ -31,6 +31,7 @@ from perflab.kube import build
 NODE_CPUS = "4"
 NODE_MEMORY = "8Gi"
 READY_TIMEOUT_S = 120
+LAB_USER = "perflab-lab"
 
 
 class ControlPlaneFailed(RuntimeError):
@@ -49,6 +50,8 @@ class ControlPlane:
         self.procs: list[tuple[str, subprocess.Popen]] = []
         self.kubeconfig = root / "kubeconfig"
         self.token = secrets.token_hex(16)
+        self.lab_token = secrets.token_hex(16)
+        self.lab_kubeconfig = root / "kubeconfig-lab"
         self.port = _free_port()
 
     def _spawn(self, name: str, argv: list[str]) -> None:
@@ -76,7 +79,9 @@ class ControlPlane:
                              "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer_port}",
                              "--initial-cluster", f"default=http://127.0.0.1:{peer_port}",
                              "--unsafe-no-fsync", "--log-level", "warn"])
-        (self.root / "tokens.csv").write_text(f'{self.token},perflab-admin,1,"system:masters"\n')
+        # an administrator, and a user with no rights of its own (tests bind it to the lab's role)
+        (self.root / "tokens.csv").write_text(f'{self.token},perflab-admin,1,"system:masters"\n'
+                                              f'{self.lab_token},{LAB_USER},2\n')
         self._spawn("kube-apiserver", [
             exe["kube-apiserver"], f"--etcd-servers=http://127.0.0.1:{etcd_port}",
             "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={self.port}",
@@ -124,16 +129,20 @@ class ControlPlane:
         return {"key": key, "pub": pub}
 
     def _write_kubeconfig(self) -> None:
+        self._kubeconfig_for(self.kubeconfig, "perflab-admin", self.token)
+        self._kubeconfig_for(self.lab_kubeconfig, LAB_USER, self.lab_token)
+
+    def _kubeconfig_for(self, path: Path, user: str, token: str) -> None:
         # JSON is YAML: no YAML writer needed. The server made its own CA and certificate at start:
         # the file holds both, so clients verify it like any cluster's
-        self.kubeconfig.write_text(json.dumps({
+        path.write_text(json.dumps({
             "apiVersion": "v1", "kind": "Config", "current-context": "perflab-test",
             "clusters": [{"name": "perflab-test", "cluster": {"server": f"https://127.0.0.1:{self.port}",
                                                               "certificate-authority": str(self.root / "certs" / "apiserver.crt")}}],
-            "users": [{"name": "perflab-admin", "user": {"token": self.token}}],
-            "contexts": [{"name": "perflab-test", "context": {"cluster": "perflab-test", "user": "perflab-admin"}}],
+            "users": [{"name": user, "user": {"token": token}}],
+            "contexts": [{"name": "perflab-test", "context": {"cluster": "perflab-test", "user": user}}],
         }, indent=1))
-        self.kubeconfig.chmod(0o600)
+        path.chmod(0o600)
 
     def api(self):
         from kubernetes import config
