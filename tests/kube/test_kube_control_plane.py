@@ -253,3 +253,23 @@ def test_a_plan_runs_with_only_the_labs_cluster_role(objs, control_plane, tmp_pa
         objs.delete("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", m.LAB)
         objs.delete("rbac.authorization.k8s.io/v1", "ClusterRole", m.LAB)
     assert _lab_namespaces(objs) == []
+
+
+def test_a_users_database_url_keeps_its_password_in_the_runs_secret(objs):
+    import base64
+
+    from perflab.kube import run as kube_run
+
+    ns = _namespace(objs, "perflab-dburl")
+    try:
+        placement = PlacementSettings(kind="kubernetes", postgres_url="postgresql://app:s3cret@db.example:5433/shop")
+        env, secret = kube_run._database(objs, ns, "r", placement)
+        assert env["DB_URL"] == "jdbc:postgresql://db.example:5433/shop" and env["DB_USER"] == "app"
+        stored = objs.cluster.core().read_namespaced_secret(secret, ns).data["password"]
+        assert base64.b64decode(stored).decode() == "s3cret"
+        container = m.app_container(image="i", cpus=1, memory_mb=256, jvm_opts=[], db_env=env,
+                                    ready_path="/health/ready", mode="jvm", db_secret=secret)
+        assert "s3cret" not in json.dumps(container)
+        assert objs.cluster.core().list_namespaced_pod(ns).items == []  # no PostgreSQL of the run's own
+    finally:
+        objs.delete_namespace(ns, wait_s=0)

@@ -9,6 +9,7 @@ namespaces are deleted before the lab exits, and a run first removes what a cras
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from pathlib import Path
@@ -112,11 +113,14 @@ def _delete_run(objs: Objects, run_id: str, say: Say) -> None:
 
 
 def _database(objs: Objects, namespace: str, run_id: str, placement) -> tuple[dict[str, str], str]:
-    """The apps' DB: the user's URL, or a PostgreSQL StatefulSet of the run (with its Secret)."""
+    """The apps' DB: the user's URL, or a PostgreSQL StatefulSet of the run. Either way its
+    password is in the run's Secret, never in a pod's spec."""
     if placement.postgres_url:
         from perflab.postgres import Connection
 
-        return Connection.from_url(placement.postgres_url).app_env(), ""
+        given = Connection.from_url(placement.postgres_url)
+        objs.create(manifests.db_secret(run_id, given.password), namespace)
+        return given.app_env(), manifests.POSTGRES
     objs.create(manifests.db_secret(run_id, secrets.token_urlsafe(18)), namespace)
     for body in manifests.postgres(run_id, placement.postgres_image):
         objs.create(body, namespace)
@@ -165,6 +169,8 @@ def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, na
             reason = getattr(exc, "message", str(exc))
             say(f"warning: {target.label} {name}: failed: {reason}")
             store.add_outcome(run_id, app.name, mode, name, "failed", reason)
+            with contextlib.suppress(LabError, ApiException):  # the next scenario starts from 0 replicas
+                measure.scale_to_zero(objs, w)
             continue
         for f in figures.figures:
             store.add_figure(run_id, app.name, mode, name, f["metric"], f["value"], f["unit"], point=f["point"].label,
