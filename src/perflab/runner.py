@@ -173,6 +173,10 @@ def _planned_anywhere(plan: Plan, targets: list[Target]) -> list[Scenario]:
 def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
     """Run a plan end to end; returns the run id (also when interrupted: the run is kept).
     `apps_root`: where the apps are found (a user's own service), else the lab's apps/."""
+    if plan["placement"]["kind"] == "kubernetes":  # the apps' pods on a cluster: perflab.kube
+        from perflab.kube import run as kube_run
+
+        return kube_run.run_plan(plan, say, apps_root)
     doctor.ensure(log=say)
     targets = select_targets(plan, apps_root)
     setup = isolate.detect_cgroups()

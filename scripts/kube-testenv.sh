@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# A real Kubernetes control plane on this machine, for trying the kubernetes placement and for the
+# tests: etcd, kube-apiserver, controller manager, scheduler and kwok (simulated nodes), compiled
+# once from the Go module proxy into ~/.cache/perflab/kube-testenv/ (needs Go >= 1.26).
+#   scripts/kube-testenv.sh build       # compile (once; tens of minutes on two cores)
+#   scripts/kube-testenv.sh up [NODES]  # start it; prints the KUBECONFIG to export; Ctrl-C stops it
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$root/perflab" --help >/dev/null   # creates the project's virtualenv on first use
+exec "$root/.venv/bin/python" -m perflab.kube.testenv "$@"

@@ -1,0 +1,201 @@
+"""Building a real Kubernetes control plane from source through the Go module proxy.
+
+Tests (and anyone without a cluster) get a genuine etcd, kube-apiserver, controller manager,
+scheduler and kwok (simulated nodes) without a container engine or a downloaded release: the sources come from the Go module
+proxy and are compiled once per machine into ``${XDG_CACHE_HOME:-~/.cache}/perflab/kube-testenv``.
+A second call finds the binaries and returns at once. The build is niced and runs one package at
+a time (``-p=1``) because it shares the machine; expect tens of minutes on two cores.
+
+Run it by hand with ``python -m perflab.kube.build`` (``scripts/kube-testenv.sh build`` does the same).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from perflab.drivers.install import Log, cache_dir, exclusive_lock, say
+
+# kube-apiserver 1.37 pins etcd 3.7.0 and both want Go >= 1.26; kwok 0.8 is built against 0.36.
+KUBERNETES_VERSION = "v1.37.2"
+KWOK_VERSION = "v0.8.0"
+MIN_GO = (1, 26)
+
+# k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them with directories of
+# its own repository; a module that depends on it must point each one at the published v0.x tag.
+STAGING_MODULES = (
+    "api", "apiextensions-apiserver", "apimachinery", "apiserver", "cli-runtime", "client-go",
+    "cloud-provider", "cluster-bootstrap", "code-generator", "component-base", "component-helpers",
+    "controller-manager", "cri-api", "cri-client", "cri-streaming", "csi-translation-lib",
+    "dynamic-resource-allocation", "endpointslice", "externaljwt", "kms", "kube-aggregator",
+    "kube-controller-manager", "kube-proxy", "kube-scheduler", "kubectl", "kubelet", "metrics",
+    "mount-utils", "pod-security-admission", "sample-apiserver", "streaming",
+)
+
+# a Deployment needs the controller manager (ReplicaSets, pods) and the scheduler (placement);
+# kwok plays the kubelets of simulated nodes
+BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
+KUBE_COMMANDS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler")
+
+
+class BuildFailed(RuntimeError):
+    """The control plane could not be built; the message says which step and where its log is."""
+
+
+def root() -> Path:
+    return cache_dir() / "kube-testenv" / KUBERNETES_VERSION
+
+
+def binary(name: str) -> Path:
+    return root() / "bin" / name
+
+
+# kwok ships what its simulated kubelets do as Stage documents in its module; it reads them with
+# --config. These: nodes turn Ready and keep heart-beating; pods turn Ready, Jobs' pods complete,
+# deleted pods go away.
+KWOK_STAGES = ("node/fast/node-initialize.yaml", "node/heartbeat/node-heartbeat.yaml",
+               "pod/fast/pod-ready.yaml", "pod/fast/pod-complete.yaml", "pod/fast/pod-delete.yaml")
+
+
+def kwok_stages() -> Path:
+    return root() / "bin" / "kwok-stages.yaml"
+
+
+def built() -> bool:
+    return all(binary(name).is_file() for name in BINARIES) and kwok_stages().is_file()
+
+
+def _staging_version() -> str:
+    return "v0." + KUBERNETES_VERSION.split(".", 1)[1]
+
+
+def go_mod() -> str:
+    replaces = "\n".join(f"\tk8s.io/{m} => k8s.io/{m} {_staging_version()}" for m in STAGING_MODULES)
+    return (f"module perflab.test/kubetestenv\n\ngo 1.26.0\n\n"
+            f"require k8s.io/kubernetes {KUBERNETES_VERSION}\n\nreplace (\n{replaces}\n)\n")
+
+
+# tidy keeps only what the module imports: name the main packages it will build
+TOOLS_GO = """//go:build tools
+
+package tools
+
+import (
+\t_ "go.etcd.io/etcd/server/v3/etcdmain"
+\t_ "k8s.io/kubernetes/cmd/kube-apiserver"
+\t_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+\t_ "k8s.io/kubernetes/cmd/kube-scheduler"
+)
+"""
+
+# etcd's own main package lives in a module full of local replaces; its entry point is one call
+ETCD_MAIN = """package main
+
+import (
+\t"os"
+
+\t"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }
+"""
+
+
+def _version_stamp() -> str:
+    """Linker flags that give the binaries their release's version (/version answers it; a module
+    build otherwise says v0.0.0-master)."""
+    major, minor = KUBERNETES_VERSION.lstrip("v").split(".")[:2]
+    pkg = "k8s.io/component-base/version"
+    return " ".join(f"-X {pkg}.{key}={value}" for key, value in (
+        ("gitVersion", KUBERNETES_VERSION), ("gitMajor", major), ("gitMinor", minor), ("gitTreeState", "clean")))
+
+
+def _check_go() -> str:
+    go = shutil.which("go")
+    if go is None:
+        raise BuildFailed("Go is not installed: the test control plane is compiled from source "
+                          f"(needs Go >= {MIN_GO[0]}.{MIN_GO[1]}; https://go.dev/dl/ or apt-get install golang)")
+    out = subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True).stdout.strip()
+    try:
+        major, minor = (int(part) for part in out.removeprefix("go").split(".")[:2])
+    except ValueError:
+        raise BuildFailed(f"could not read the Go version from 'go env GOVERSION' ({out!r})") from None
+    if (major, minor) < MIN_GO:
+        raise BuildFailed(f"{out} is too old to build kube-apiserver {KUBERNETES_VERSION}: "
+                          f"needs Go >= {MIN_GO[0]}.{MIN_GO[1]}")
+    return go
+
+
+def _run(step: str, cmd: list[str], cwd: Path, env: dict[str, str], log_path: Path, log: Log) -> None:
+    log(f"kube test env: {step} ...")
+    started = time.monotonic()
+    with open(log_path, "a") as out:
+        out.write(f"\n$ {' '.join(cmd)}\n")
+        out.flush()
+        done = subprocess.run(["nice", "-n", "19", *cmd], cwd=cwd, env=env, stdout=out,
+                              stderr=subprocess.STDOUT)
+    if done.returncode != 0:
+        raise BuildFailed(f"kube test env: {step} failed (exit {done.returncode}); see {log_path}")
+    log(f"kube test env: {step} done in {time.monotonic() - started:.0f} s")
+
+
+def build(log: Log = say) -> Path:
+    """Build the control plane's binaries once; return the directory holding them."""
+    if built():
+        return root() / "bin"
+    go = _check_go()
+    with exclusive_lock(cache_dir() / "locks" / "kube-testenv.lock"):
+        if built():
+            return root() / "bin"
+        src = root() / "src"
+        (src / "etcd").mkdir(parents=True, exist_ok=True)
+        (root() / "bin").mkdir(parents=True, exist_ok=True)
+        (src / "go.mod").write_text(go_mod())
+        (src / "tools.go").write_text(TOOLS_GO)
+        (src / "etcd" / "main.go").write_text(ETCD_MAIN)
+        log_path = root() / "build.log"
+        # GOTOOLCHAIN=local: never fetch another Go; -p=1: one package at a time on a shared host
+        env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-p=1", CGO_ENABLED="0")
+        log(f"kube test env: building Kubernetes {KUBERNETES_VERSION} control plane from the Go "
+            f"module proxy into {root()} (once per machine; log: {log_path})")
+        started = time.monotonic()
+        _run("resolving modules", [go, "mod", "tidy"], src, env, log_path, log)
+        packages = [("etcd", "./etcd")] + [(c, f"k8s.io/kubernetes/cmd/{c}") for c in KUBE_COMMANDS]
+        for name, package in packages:
+            if not binary(name).is_file():
+                _run(f"compiling {name}", [go, "build", "-ldflags", _version_stamp(), "-o", str(binary(name)), package],
+                     src, env, log_path, log)
+        if not binary("kwok").is_file():
+            kwok_env = dict(env, GOBIN=str(root() / "bin"))
+            _run("compiling kwok", [go, "install", f"sigs.k8s.io/kwok/cmd/kwok@{KWOK_VERSION}"], src,
+                 kwok_env, log_path, log)
+        if not kwok_stages().is_file():
+            _write_kwok_stages(go, env)
+        log(f"kube test env: built in {time.monotonic() - started:.0f} s")
+    return root() / "bin"
+
+
+def _write_kwok_stages(go: str, env: dict[str, str]) -> None:
+    modcache = subprocess.run([go, "env", "GOMODCACHE"], env=env, capture_output=True, text=True).stdout.strip()
+    stages = Path(modcache) / f"sigs.k8s.io/kwok@{KWOK_VERSION}" / "kustomize" / "stage"
+    missing = [name for name in KWOK_STAGES if not (stages / name).is_file()]
+    if missing:
+        raise BuildFailed(f"kwok's stage files {', '.join(missing)} are not in {stages}")
+    kwok_stages().write_text("\n---\n".join((stages / name).read_text() for name in KWOK_STAGES))
+
+
+def main() -> int:
+    try:
+        print(build())
+    except BuildFailed as exc:
+        print(f"perflab: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""Running a plan with `placement.kind = "kubernetes"`: the same plan, store and report as on one
+machine, with the apps' pods on a cluster.
+
+One namespace per run (`<placement.namespace>-<run id>`, labelled with the run id) holds the
+database and each app/mode's Deployment and Service; density gets a namespace of its own because
+its ResourceQuota is the budget. Whatever happens - a failure, Ctrl-C, SIGTERM - the run's
+namespaces are deleted before the lab exits, and a run first removes what a crashed one left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import time
+from pathlib import Path
+from typing import Callable
+
+from kubernetes.client.exceptions import ApiException
+
+from perflab import environment, signals
+from perflab.errors import LabError
+from perflab.kube import cluster as kube_cluster, manifests, measure
+from perflab.kube.objects import Objects, api_message
+from perflab.plan import Plan
+from perflab.store import Store
+
+# what runs on the cluster today; other planned scenarios are recorded as unavailable there
+ON_KUBERNETES = ("startup", "scaleup", "density")
+NOT_YET = "not available with placement = kubernetes yet (runs on one machine)"
+NO_KNATIVE = "no Knative: the cluster does not serve serving.knative.dev/v1 Service"
+Say = Callable[[str], None]
+SIMULATED_REDUCTION = ("nodes simulated by kwok: pods run no containers, so these figures time the "
+                       "control plane (API server, scheduler, controllers), not the apps")
+
+
+def run_plan(plan: Plan, say: Say = print, apps_root: Path | None = None) -> str:
+    try:
+        return _run_plan(plan, say, apps_root)
+    except ApiException as exc:  # e.g. 403: the user lacks a permission the lab needs
+        raise LabError(f"the API server refused a request of the lab: {api_message(exc)}",
+                       fix="the lab needs the ClusterRole shown in README, 'Running on Kubernetes'"
+                       if exc.status == 403 else None) from None
+
+
+def _run_plan(plan: Plan, say: Say, apps_root: Path | None) -> str:
+    from perflab.runner import select_targets
+
+    placement = plan.model.placement
+    cluster = kube_cluster.connect(placement)
+    objs = Objects(cluster)
+    objs.remove_leftovers(say)
+    targets = select_targets(plan, apps_root)
+    env = environment.capture(frameworks={t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets})
+    env["placement"] = {"kind": "kubernetes", **kube_cluster.environment(cluster)}
+    simulated = env["placement"]["simulated_nodes"]
+    env["topology"] = _topology(env["placement"], placement)
+    store = Store()
+    run_id = store.begin_run(plan.data, env)
+    namespace = f"{placement.namespace}-{run_id}"
+    say(f"run {run_id}: plan {plan.name} on kube context {cluster.context} ({env['placement']['version']}, "
+        f"{len(env['placement']['nodes'])} node(s)), namespace {namespace}")
+    if simulated:
+        say("the nodes are simulated (kwok): pods run no containers; figures time the control plane only")
+    status = "complete"
+    try:
+        _create_namespace(objs, namespace, run_id, placement.timeout_s)
+        db_env, db_secret = _database(objs, namespace, run_id, placement)
+        for target in targets:
+            _run_target(store, run_id, objs, plan, target, namespace, db_env, db_secret, simulated, say)
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    except BaseException as exc:
+        status = "failed"
+        store.finish_run(run_id, status, note=str(getattr(exc, "message", exc))[:500])
+        raise
+    finally:
+        try:
+            with signals.shielded():
+                _delete_run(objs, run_id, say)
+        finally:
+            if status != "failed":
+                store.finish_run(run_id, status)
+    return run_id
+
+
+def _topology(cluster_env: dict, placement) -> dict:
+    """How the run was placed, in the words the summary and report print (and what it lacks)."""
+    nodes = cluster_env["nodes"]
+    where = (f"kubernetes context {cluster_env['context']}, {len(nodes)} node(s), pods of one app/mode "
+             f"at a time; the DB {'at the plan URL' if placement.postgres_url else 'as a StatefulSet in the run namespace'}")
+    reductions = [SIMULATED_REDUCTION] if cluster_env["simulated_nodes"] else []
+    return {"description": where, "reductions": reductions, "placement": "kubernetes"}
+
+
+def _create_namespace(objs: Objects, name: str, run_id: str, timeout_s: float) -> None:
+    objs.create_namespace(name, run_id)
+    # pods are refused until the namespace's default ServiceAccount exists (made by a controller)
+    deadline = time.monotonic() + min(timeout_s, 60)
+    core = objs.cluster.core()
+    while not core.list_namespaced_service_account(name, field_selector="metadata.name=default").items:
+        if time.monotonic() > deadline:
+            raise LabError(f"namespace {name}: no default ServiceAccount after 60 s (is the controller manager running?)")
+        time.sleep(0.2)
+
+
+def _delete_run(objs: Objects, run_id: str, say: Say) -> None:
+    core = objs.cluster.core()
+    for ns in core.list_namespace(label_selector=manifests.run_selector(run_id)).items:
+        if not objs.delete_namespace(ns.metadata.name):
+            say(f"warning: namespace {ns.metadata.name} is still terminating; delete it with "
+                f"kubectl delete namespace {ns.metadata.name}")
+
+
+def _database(objs: Objects, namespace: str, run_id: str, placement) -> tuple[dict[str, str], str]:
+    """The apps' DB: the user's URL, or a PostgreSQL StatefulSet of the run. Either way its
+    password is in the run's Secret, never in a pod's spec."""
+    if placement.postgres_url:
+        from perflab.postgres import Connection
+
+        given = Connection.from_url(placement.postgres_url)
+        objs.create(manifests.db_secret(run_id, given.password), namespace)
+        return given.app_env(), manifests.POSTGRES
+    objs.create(manifests.db_secret(run_id, secrets.token_urlsafe(18)), namespace)
+    for body in manifests.postgres(run_id, placement.postgres_image):
+        objs.create(body, namespace)
+    try:
+        pod, state = objs.watch_pods(namespace, f"{manifests.WORKLOAD}={manifests.POSTGRES}", measure.settled,
+                                     placement.timeout_s)
+    except TimeoutError:
+        raise LabError(f"the run's PostgreSQL pod was not ready within placement.timeout_s = "
+                       f"{placement.timeout_s:g} s", fix=f"check its image ({placement.postgres_image}) and the "
+                       "cluster's events, or give placement.postgres_url") from None
+    if state != "ready":
+        raise LabError(f"the run's PostgreSQL pod {pod.metadata.name} is {state}")
+    return manifests.db_env_in_namespace(namespace), manifests.POSTGRES
+
+
+def container_for(plan: Plan, app, mode: str, db_env: dict[str, str], db_secret: str) -> dict:
+    limits, placement = plan["limits"], plan.model.placement
+    jvm_opts = list(limits["jvm_opts"]) if app.modes[mode].is_jvm else []
+    return manifests.app_container(
+        image=manifests.image_name(app.name, mode, placement.registry), cpus=limits["cpus"],
+        memory_mb=limits["memory_mb"], jvm_opts=jvm_opts, db_env=db_env, ready_path=app.ready_path, mode=mode,
+        db_secret=db_secret)
+
+
+def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, namespace: str,
+                db_env: dict[str, str], db_secret: str, simulated: bool, say: Say) -> None:
+    app, mode = target.app, target.mode
+    planned = plan.scenarios_for(mode, target.default_mode)
+    if target.unavailable:
+        for name in planned:
+            store.add_outcome(run_id, app.name, mode, name, "unavailable", target.unavailable.removeprefix("unavailable: "))
+        return
+    container = container_for(plan, app, mode, db_env, db_secret)
+    w = measure.Workload(app.name, mode, namespace, run_id, container, app.ready_path, app.first_response_path,
+                         simulated, plan.model.placement.timeout_s)
+    objs.create(manifests.app_deployment(w.name, run_id, container, replicas=0), namespace)
+    objs.create(manifests.app_service(w.name, run_id), namespace)
+    for name in planned:
+        if name not in ON_KUBERNETES:
+            store.add_outcome(run_id, app.name, mode, name, "unavailable", _why_not(objs, name))
+            continue
+        say(f"{target.label} {name} ...")
+        try:
+            figures = _scenario(objs, plan, name, w, db_secret)
+        except (LabError, TimeoutError) as exc:
+            reason = getattr(exc, "message", str(exc))
+            say(f"warning: {target.label} {name}: failed: {reason}")
+            store.add_outcome(run_id, app.name, mode, name, "failed", reason)
+            with contextlib.suppress(LabError, ApiException):  # the next scenario starts from 0 replicas
+                measure.scale_to_zero(objs, w)
+            continue
+        for f in figures.figures:
+            store.add_figure(run_id, app.name, mode, name, f["metric"], f["value"], f["unit"], point=f["point"].label,
+                             params=dict(f["point"].params), repeat=f["repeat"], flags=f["flags"], extra=f["extra"])
+        for part, status, reason in figures.outcomes:
+            store.add_outcome(run_id, app.name, mode, f"{name}:{part}" if part else name, status, reason)
+        store.add_outcome(run_id, app.name, mode, name, "ok")
+
+
+def _why_not(objs: Objects, scenario: str) -> str:
+    if scenario == "coldstart" and not objs.serves("serving.knative.dev/v1", "Service"):
+        return NO_KNATIVE  # serverless cold start is Knative's: without it there is nothing to measure
+    return NOT_YET
+
+
+def _scenario(objs: Objects, plan: Plan, name: str, w: measure.Workload, db_secret: str) -> measure.Figures:
+    settings = plan.settings(name)
+    if name == "startup":
+        return measure.startup(objs, w, settings.runs)
+    if name == "scaleup":
+        return measure.scaleup(objs, w, settings.runs)
+    # density: a namespace of its own, whose quota is the budget (the DB and the other pods stay outside)
+    dens_ns = manifests.dns_label(f"{w.namespace}-d-{w.name}")
+    _create_namespace(objs, dens_ns, w.run_id, w.timeout_s)
+    if db_secret:  # the Secret the app's DB_PASSWORD refers to must be in the pod's namespace
+        secret = objs.cluster.core().read_namespaced_secret(db_secret, w.namespace)
+        objs.create(manifests.db_secret(w.run_id, _decoded(secret.data["password"])), dens_ns)
+    dense = measure.Workload(**{**w.__dict__, "namespace": dens_ns})
+    try:
+        return measure.density(objs, dense, settings.budget_mb, settings.max_instances)
+    finally:
+        with signals.shielded():
+            objs.delete_namespace(dens_ns, wait_s=0)
+
+
+def _decoded(value: str) -> str:
+    import base64
+
+    return base64.b64decode(value).decode()

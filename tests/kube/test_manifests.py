@@ -1,0 +1,122 @@
+"""Rendering of the lab's objects: labels, the plan's limits, probes, affinity, names."""
+
+from __future__ import annotations
+
+import pytest
+
+from perflab.kube import manifests as m
+
+
+def _container(**over):
+    args = dict(image="perflab-quarkus-jvm:latest", cpus=2, memory_mb=768, jvm_opts=["-Xmx256m", "-XX:+UseSerialGC"],
+                db_env={"DB_URL": "jdbc:postgresql://db:5432/perflab", "DB_USER": "perflab", "DB_PASSWORD": "s3"},
+                ready_path="/health/ready", mode="jvm")
+    args.update(over)
+    return m.app_container(**args)
+
+
+def _env(container):
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in container["env"]}
+
+
+def test_the_plans_limits_are_both_requests_and_limits():
+    res = _container()["resources"]
+    assert res["requests"] == res["limits"] == {"cpu": "2", "memory": "768Mi"}
+    assert _container(cpus=0.5)["resources"]["limits"]["cpu"] == "500m"
+
+
+def test_jvm_options_reach_every_jvm_through_java_tool_options():
+    assert _env(_container())["JAVA_TOOL_OPTIONS"] == "-Xmx256m -XX:+UseSerialGC"
+    assert "JAVA_TOOL_OPTIONS" not in _env(_container(jvm_opts=[]))
+
+
+def test_probes_use_the_contracts_health_paths():
+    c = _container(ready_path="/health/ready")
+    assert c["readinessProbe"]["httpGet"] == {"path": "/health/ready", "port": m.CONTAINER_PORT}
+    assert c["livenessProbe"]["httpGet"]["path"] == "/health/live"
+
+
+def test_the_runs_db_password_comes_from_its_secret_a_users_url_is_given_as_is():
+    assert _env(_container(db_secret="postgres"))["DB_PASSWORD"] == {"secretKeyRef": {"name": "postgres", "key": "password"}}
+    assert _env(_container())["DB_PASSWORD"] == "s3"
+
+
+def test_every_object_carries_the_run_labels():
+    run = "20261123-173000-ab12"
+    objects = _every_object(run) + [m.knative_service("q", run, _container())]
+    for body in objects:
+        assert body["metadata"]["labels"][m.RUN] == run, body["kind"]
+        assert body["metadata"]["labels"][m.MANAGED_BY] == "perflab"
+    assert m.run_selector(run) == f"app.kubernetes.io/managed-by=perflab,perflab.dev/run={run}"
+
+
+def test_deployment_selects_its_own_pods_and_service_targets_them():
+    dep, svc = m.app_deployment("quarkus-jvm", "r", _container(), replicas=0), m.app_service("quarkus-jvm", "r")
+    labels = dep["spec"]["template"]["metadata"]["labels"]
+    assert dep["spec"]["replicas"] == 0
+    assert all(labels[k] == v for k, v in dep["spec"]["selector"]["matchLabels"].items())
+    assert all(labels[k] == v for k, v in svc["spec"]["selector"].items())
+
+
+def test_driver_job_keeps_off_the_apps_node():
+    job = m.driver_job("load", "r", image="drv", args=["-c", "4"], away_from="quarkus-jvm")
+    term = job["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert term == {"labelSelector": {"matchLabels": {m.WORKLOAD: "quarkus-jvm"}}, "topologyKey": "kubernetes.io/hostname"}
+
+
+def test_knative_service_scales_to_zero_without_a_liveness_probe():
+    kn = m.knative_service("q", "r", _container())
+    tmpl = kn["spec"]["template"]
+    assert tmpl["metadata"]["annotations"]["autoscaling.knative.dev/min-scale"] == "0"
+    assert "livenessProbe" not in tmpl["spec"]["containers"][0]
+
+
+@pytest.mark.parametrize("app, mode, name", [("spring-boot", "jvm-jdk25", "spring-boot-jvm-jdk25"),
+                                              ("Go_Ref", "native", "go-ref-native")])
+def test_names_are_dns_labels(app, mode, name):
+    assert m.workload_name(app, mode) == name
+    assert m.image_name(app, mode, "reg:5000/lab/") == f"reg:5000/lab/perflab-{m.dns_label(app)}-{mode}:latest"
+    assert m.dns_label("x" * 80) == "x" * 63
+
+
+def _every_object(run):
+    c = _container(db_secret="postgres")
+    return [m.namespace("perflab-x", run, "host:1"), m.app_deployment("q", run, c), m.app_service("q", run),
+            m.app_pod("q-0", run, c, "q"), m.db_secret(run, "pw"), *m.postgres(run, "postgres:15"),
+            m.driver_job("d", run, image="drv", args=["-c", "4"], away_from="q"), m.resource_quota(run, 2048)]
+
+
+def test_every_object_passes_the_kubernetes_schemas_offline():
+    kv = pytest.importorskip("kubernetes_validate", reason="the Kubernetes schemas come with the test extras")
+    version = kv.latest_version()
+    for body in _every_object("20261123-173000-ab12"):
+        kv.validate(body, version, strict=True)  # strict: an unknown field is an error too
+    with pytest.raises(kv.ValidationError):
+        kv.validate(m.app_deployment("q", "r", {**_container(), "limitz": {}}), version, strict=True)
+
+
+def test_image_commands_follow_each_frameworks_own_tooling():
+    from perflab import apps
+    from perflab.errors import LabError
+    from perflab.kube import images
+
+    found = apps.discover()
+    spring = images.command(found["spring-boot"], "jvm", registry="", base_image="eclipse-temurin:25-jre")
+    assert f"{images.JIB_PLUGIN}:buildTar" in spring and "-Djib.to.image=perflab-spring-boot-jvm:latest" in spring
+    pushed = images.command(found["spring-boot"], "jvm", registry="reg:5000", base_image="b")
+    assert f"{images.JIB_PLUGIN}:build" in pushed and "-Djib.to.image=reg:5000/perflab-spring-boot-jvm:latest" in pushed
+    with pytest.raises(LabError, match="registry"):
+        images.command(found["quarkus"], "jvm", registry="", base_image="b")
+    with pytest.raises(LabError, match="non-JVM"):
+        images.command(found["go-reference"], next(iter(found["go-reference"].modes)), registry="r", base_image="b")
+
+
+def test_the_readmes_cluster_role_is_the_labs():
+    import re
+    from pathlib import Path
+
+    yaml = pytest.importorskip("yaml")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("**Permissions**", 1)[1]
+    block = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    assert yaml.safe_load(block) == m.lab_cluster_role()
