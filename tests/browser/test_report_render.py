@@ -213,12 +213,12 @@ def test_plotly_draws_every_chart_offline_with_no_console_errors(browser, report
     fruits = found["throughput-fruits"]
     measured = [t for t in fruits["legendtext"] if not t.endswith("(published)")]
     assert measured == ["spring-boot/jvm", "quarkus/jvm"]
-    # RT-2019's published 40-connection row, on the second axis
+    # RT-2019's published curves (Table 1: 1..40 connections in steps of 5), on the second axis
     assert [t for t in fruits["legendtext"] if t.endswith("(published)")] == [
         "RT-2019 Thorntail (published)", "RT-2019 Q-JVM (published)", "RT-2019 Q-native (published)"]
     assert fruits["xtitle"] == ["connections"] and fruits["ytitle"][0].startswith("req/s")
     spring, quarkus, ring = fruits["traces"][:3]
-    assert [len(t["points"]) for t in fruits["traces"][3:]] == [1, 1, 1]
+    assert [len(t["points"]) for t in fruits["traces"][3:]] == [9, 9, 9]
     assert len(spring["points"]) == len(quarkus["points"]) == 3 and spring["lines"] == quarkus["lines"] == 1
     assert spring["error_bars"] == quarkus["error_bars"] == 3  # every point has its min..max
     xs = [x for x, _ in spring["points"]]  # 1, 10 and 40 connections on a linear axis

@@ -59,7 +59,7 @@ def test_rendered_manifests_pass_the_api_servers_dry_run(objs):
         problems = objs.dry_run([broken], ns)
         assert len(problems) == 1 and "quantities must match" in problems[0]
     finally:
-        objs.delete_namespace(ns, wait_s=0)
+        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"  # gone before the next test looks
 
 
 def test_knative_service_is_unavailable_without_knative(objs):
@@ -89,8 +89,8 @@ def test_a_crashed_runs_namespace_is_removed_a_live_ones_kept(objs):
         assert any("perflab-crashed" in line for line in said)
         assert objs.cluster.core().read_namespace("perflab-live").status.phase == "Active"
     finally:
-        objs.delete_namespace("perflab-live", wait_s=0)
-        objs.delete_namespace("perflab-crashed", wait_s=0)
+        objs.delete_namespace("perflab-live")
+        objs.delete_namespace("perflab-crashed")
 
 
 PLAN = """
@@ -199,7 +199,7 @@ def test_the_scheduler_puts_the_driver_job_on_another_node_than_the_app(objs):
         _, state = objs.watch_pods(ns, f"{m.WORKLOAD}=load2", measure.settled, 60)
         assert state == "unschedulable"
     finally:
-        objs.delete_namespace(ns, wait_s=0)
+        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"  # gone before the next test looks
 
 
 def test_density_fills_the_budget_and_says_when_there_is_no_metrics_api(objs):
@@ -215,7 +215,7 @@ def test_density_fills_the_budget_and_says_when_there_is_no_metrics_api(objs):
         assert instances["value"] == 11 and "ResourceQuota refused" in instances["extra"]["stopped_by"]
         assert ("memory", "unavailable") == out.outcomes[0][:2] and "metrics" in out.outcomes[0][2]
     finally:
-        objs.delete_namespace(ns, wait_s=0)
+        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"  # gone before the next test looks
 
 
 def test_a_failing_run_is_stored_as_failed_and_leaves_nothing(objs, tmp_path, monkeypatch):
@@ -272,4 +272,4 @@ def test_a_users_database_url_keeps_its_password_in_the_runs_secret(objs):
         assert "s3cret" not in json.dumps(container)
         assert objs.cluster.core().list_namespaced_pod(ns).items == []  # no PostgreSQL of the run's own
     finally:
-        objs.delete_namespace(ns, wait_s=0)
+        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"  # gone before the next test looks
