@@ -155,7 +155,6 @@ class RebuildRestart(Loop):
         return _run_tool(argv, self.wc.app.dir, build_env(self.wc.app), self.log("build"), self.timeout_s)
 
     def _launch(self) -> None:
-        self.app_log.write_bytes(b"") if self.app_log.exists() else None
         running = launching.launch(self.wc.app, self.mode, port=self.port, db_env=self.db_env,
                                    log_path=self.app_log, jvm_opts=self.jvm_opts)
         self.proc, self.started_ns = running.proc, running.started_ns
