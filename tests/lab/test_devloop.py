@@ -63,6 +63,7 @@ def test_spring_devtools_shows_a_change_after_the_compile_alone(database, workdi
     lab, view = _run(database, "spring-boot", "restart_too = false\nstreams = false\nbroken = false\n")
     assert _one(view, "devtools", "hello", "steps").summary.median == 3          # change, save, compile
     assert _one(view, "devtools", "hello", "round_trip_s").summary.median > 0
+    assert _one(view, "devtools", "hello", "app_restarts").summary.median >= 1  # in the same process
     verdict = next(v for v in claims.verdicts(view) if v.claim.id == "4.1.1 Framework A")
     assert verdict.verdict in ("held", "did not hold") and "DevTools" in verdict.why
 

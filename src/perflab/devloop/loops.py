@@ -104,6 +104,13 @@ class Loop:
     def after_save(self) -> AfterSave:
         return AfterSave()
 
+    def app_starts(self) -> int | None:
+        """How often the app has logged its start line so far (a dev loop restarts it in the same
+        process and log); None for loops whose log starts afresh with each launch."""
+        if self.kind == REBUILD or not self.wc.app.startup_log_regex or not self.app_log.exists():
+            return None
+        return len(re.findall(self.wc.app.startup_log_regex, self.app_log.read_text(errors="replace")))
+
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 

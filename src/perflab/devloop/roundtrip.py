@@ -26,6 +26,7 @@ class Trip:
     where: str = ""                   # for an error: "http", "compile output", "rebuild output"
     line: int | None = None           # the line of that output naming the edited file and line
     db_kept: bool | None = None       # the same DB backend connections before and after
+    restarts: int | None = None       # app restarts inside a dev loop's process for this one save
     note: str = ""
 
 
@@ -113,6 +114,7 @@ class Script:
         """A compiling change of the greeting; `edit` is hello or fix (after a broken edit)."""
         old, new, shown = self.hello.changed(f"{edit} {repeat + 1}")
         before = self.backends()
+        starts = self.loop.app_starts()
         saved = self.loop.wc.edit(self.hello.file, old, new)
         done = self.loop.after_save()
         if done.failed:
@@ -123,7 +125,9 @@ class Script:
         after = self.backends()
         kept = bool(before & after) if before else None
         note = "" if seconds is not None else f"not shown (last status {status}: {body[:200]!r})"
-        return Trip(edit, repeat, seconds, done.steps, db_kept=kept, note=note)
+        now = self.loop.app_starts()
+        restarts = now - starts if now is not None and starts is not None else None
+        return Trip(edit, repeat, seconds, done.steps, db_kept=kept, note=note, restarts=restarts)
 
     def mixed(self, repeat: int) -> Trip:
         """One file with an imperative and a reactive endpoint, saved (new the first time): visible once

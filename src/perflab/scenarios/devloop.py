@@ -75,6 +75,7 @@ def _record(ctx: Context, result: LoopResult, stream: bool) -> None:
         ctx.record(metric, seconds, "s", at=where, repeat=trip.repeat, extra=extra, flags=flags)
         ctx.record("steps", len(claims.BY_HAND) + len(trip.steps), "steps", at=where, repeat=trip.repeat, extra=extra)
         ctx.record("error_line", trip.line, "line", at=where, repeat=trip.repeat, extra=extra)
+        ctx.record("app_restarts", trip.restarts, "restarts", at=where, repeat=trip.repeat)
         if trip.db_kept is not None:
             ctx.record("db_connections_kept", float(trip.db_kept), "yes=1", at=where, repeat=trip.repeat)
 
