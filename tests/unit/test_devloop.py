@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from perflab import apps
+from perflab import apps, procs
 from perflab.devloop import edits, loops, workcopy
 from perflab.errors import LabError
 
@@ -74,14 +74,24 @@ def test_an_edit_whose_text_is_gone_is_a_clear_error(workdir):
             wc.edit("handlers.go", "no such text", "x")
 
 
-def test_a_copy_left_by_a_killed_process_is_removed_by_the_next_one(workdir):
+def test_a_copy_left_by_a_killed_run_is_removed_and_its_loop_stopped_by_the_next_one(workdir):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     stale = workcopy.copies_dir() / f"go-reference-pid{dead.stdout.strip()}-abc"
     stale.mkdir(parents=True)
+    # the dev loop it left running: not our child (as after a kill -9 of its lab), in a group of its own
+    started = ("import subprocess as s; print(s.Popen(['sleep', '60'], start_new_session=True, stdout=s.DEVNULL, "
+               "stderr=s.DEVNULL).pid)")
+    loop = int(subprocess.run([sys.executable, "-c", started], capture_output=True, text=True).stdout)
+    (stale / workcopy.CHILD_PID).write_text(str(loop))
     mine = workcopy.copies_dir() / f"go-reference-pid{os.getpid()}-abc"
     mine.mkdir()
-    assert workcopy.remove_stale() == [stale]
-    assert mine.exists() and not stale.exists()
+    try:
+        assert workcopy.remove_stale() == [stale]
+        assert mine.exists() and not stale.exists()
+        assert not procs.alive(loop)
+    finally:
+        if procs.alive(loop):
+            os.kill(loop, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -124,6 +124,7 @@ class Loop:
             raise LabError(f"devloop: port {self.port} is already in use")
         self.started_ns = time.monotonic_ns()
         self.proc = procs.spawn(argv, log_path=self.app_log, cwd=self.wc.app.dir, env=env)
+        self.wc.remember_child(self.proc.pid)
 
 
 class QuarkusDev(Loop):
@@ -165,6 +166,7 @@ class RebuildRestart(Loop):
         running = launching.launch(self.wc.app, self.mode, port=self.port, db_env=self.db_env,
                                    log_path=self.app_log, jvm_opts=self.jvm_opts)
         self.proc, self.started_ns = running.proc, running.started_ns
+        self.wc.remember_child(self.proc.pid)
 
     def start(self) -> None:
         rc, out = self._build()
