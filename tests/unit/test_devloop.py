@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -127,3 +128,65 @@ def test_an_interrupt_mid_edit_leaves_the_tree_unchanged_and_no_copy(workdir, tm
             proc.kill()
     assert not copy.exists()
     assert tree_digest(app.dir) == before
+
+
+class _DevModeStandIn(loops.Loop):
+    """A dev mode's behaviour, for the script's own logic: nothing to do after a save; every request
+    answers from the saved file (500 with the compiler's message while it does not compile)."""
+
+    kind = loops.DEV_MODE
+
+    def start(self):
+        import http.server
+        import threading
+
+        source = self.wc.app.dir / edits.HELLO["quarkus"].file
+        mixed = self.wc.app.dir / edits.MIXED["quarkus"][0]
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802
+                text = source.read_text()
+                if self.path.startswith("/mixed/"):
+                    style = self.path.rsplit("/", 1)[1]
+                    found = re.search(rf'"({style} \([^"]*\))"', mixed.read_text() if mixed.exists() else "")
+                    status, body = (200, found.group(1)) if found else (404, "")
+                elif edits.UNDEFINED in text:
+                    status, body = 500, f"Compilation failed\n{source}:21: error: cannot find symbol\n"
+                else:
+                    status, body = 200, text[text.index('"Hello') + 1:].split('"', 1)[0]
+                self.send_response(status)
+                self.end_headers()
+                self.wfile.write(body.encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.proc = subprocess.Popen(["sleep", "600"])
+        self.started_ns = time.monotonic_ns()
+
+    def stop(self):
+        if self.proc is not None:
+            self.server.shutdown()
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+def test_a_dev_mode_shows_changes_with_no_steps_and_the_broken_edit_over_http(workdir, tmp_path):
+    from perflab.devloop.roundtrip import Script
+
+    with workcopy.WorkingCopy(apps.get("quarkus")) as wc:
+        loop = _DevModeStandIn(wc, "jvm", procs.free_port(), {}, tmp_path, timeout_s=20)
+        script = Script(loop, edits.HELLO["quarkus"], "/hello", 0.01, lambda: set())
+        try:
+            result = script.run(1, with_broken=True)
+        finally:
+            loop.stop()
+    by_edit = {t.edit: t for t in result.trips}
+    assert by_edit["hello"].steps == [] and by_edit["hello"].seconds is not None
+    broken = by_edit["broken"]
+    assert broken.where == "http" and broken.line == 2 and broken.seconds is not None
+    assert by_edit["fix"].seconds is not None
+    assert by_edit["mixed"].seconds is not None and by_edit["mixed"].steps == []
