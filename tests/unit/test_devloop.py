@@ -4,6 +4,7 @@ and the working copy: edits never reach the tracked files and the copy goes on e
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import signal
@@ -52,6 +53,18 @@ def test_every_scripted_edit_matches_its_tracked_file_once(name):
     assert text.count(hello.text) == 1
     old, new, shown = hello.changed("x 1")
     assert shown in new and shown not in text
+
+
+@pytest.mark.parametrize("name", sorted(edits.FRUITS))
+def test_every_ordering_edit_matches_its_tracked_file_once(name):
+    file, old, new = edits.FRUITS[name]
+    assert (apps.get(name).dir / file).read_text().count(old) == 1
+
+
+def test_the_order_of_the_seed_fruits_is_read_from_the_body():
+    assert edits.descending('[{"id":1,"name":"Cherry"},{"id":3,"name":"Banana"},{"id":2,"name":"Apple"}]') is True
+    assert edits.descending('[{"id":2,"name":"Apple"},{"id":1,"name":"Cherry"}]') is False
+    assert edits.descending('{"status":500,"error":"x"}') is None
 
 
 def test_edits_go_to_the_copy_only_and_the_copy_is_removed(workdir):
@@ -146,7 +159,11 @@ class _DevModeStandIn(loops.Loop):
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802
                 text = source.read_text()
-                if self.path.startswith("/mixed/"):
+                if self.path == "/fruits":
+                    service = (self.server.app_dir / edits.FRUITS["quarkus"][0]).read_text()
+                    names = ["Apple", "Banana", "Cherry"][::-1 if ".descending()" in service else 1]
+                    status, body = 200, json.dumps([{"name": n} for n in names])
+                elif self.path.startswith("/mixed/"):
                     style = self.path.rsplit("/", 1)[1]
                     found = re.search(rf'"({style} \([^"]*\))"', mixed.read_text() if mixed.exists() else "")
                     status, body = (200, found.group(1)) if found else (404, "")
@@ -162,6 +179,7 @@ class _DevModeStandIn(loops.Loop):
                 pass
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.server.app_dir = self.wc.app.dir
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         self.proc = subprocess.Popen(["sleep", "600"])
         self.started_ns = time.monotonic_ns()
@@ -190,3 +208,4 @@ def test_a_dev_mode_shows_changes_with_no_steps_and_the_broken_edit_over_http(wo
     assert broken.where == "http" and broken.line == 2 and broken.seconds is not None
     assert by_edit["fix"].seconds is not None
     assert by_edit["mixed"].seconds is not None and by_edit["mixed"].steps == []
+    assert by_edit["fruits"].seconds is not None and by_edit["fruits"].steps == []
