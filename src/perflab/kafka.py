@@ -1,7 +1,8 @@
 """A private Apache Kafka broker in KRaft mode (one node, broker and controller), started and
 stopped like the lab's PostgreSQL: jars resolved once from Maven Central with the Maven wrapper
 (cached outside the checkout), 127.0.0.1 only, free ports, a private data folder formatted with
-Kafka's own storage tool, and nothing left behind when it stops, fails or is interrupted."""
+Kafka's own storage tool, and nothing left behind when it stops, fails or is interrupted (a broker
+left by a killed run is stopped and removed by the next one)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from perflab import jdks, procs, signals
 from perflab.errors import LabError
+from perflab.devloop.workcopy import CHILD_PID, remove_orphans
 from perflab.paths import MAVEN_WRAPPER, cache_dir, work_dir
 
 KAFKA_VERSION = "4.1.1"
@@ -128,7 +130,8 @@ class Broker:
     def start(self, timeout_s: float = 120) -> "Broker":
         if self.root is None:
             (work_dir() / "kafka").mkdir(parents=True, exist_ok=True)
-            self.root = Path(tempfile.mkdtemp(prefix="broker-", dir=work_dir() / "kafka"))
+            remove_orphans(work_dir() / "kafka")
+            self.root = Path(tempfile.mkdtemp(prefix=f"broker-pid{os.getpid()}-", dir=work_dir() / "kafka"))
             self.port, controller = procs.free_port(), procs.free_port()
             while controller == self.port:
                 controller = procs.free_port()
@@ -137,6 +140,7 @@ class Broker:
             self._java("kafka.tools.StorageTool", "format", "-t", cluster_id(), "-c", str(props), wait=True)
         started = time.monotonic()
         self.proc = self._java("kafka.Kafka", str(self.root / "server.properties"))
+        (self.root / CHILD_PID).write_text(str(self.proc.pid))
         self.starts += 1
         while time.monotonic() - started < timeout_s:
             if self.proc.poll() is not None:

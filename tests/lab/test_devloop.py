@@ -54,6 +54,7 @@ def test_go_rebuild_restart_round_trip_shows_the_change_and_the_broken_build(dat
     assert "not-visible" not in broken.flags
     assert _one(view, "rebuild-restart", "broken", "error_line").summary.median >= 1
     assert _one(view, "rebuild-restart", "fix", "round_trip_s").summary.median > 0
+    assert "not-visible" not in _one(view, "rebuild-restart", "fruits", "round_trip_s").flags  # /fruits reordered
     assert not [o for o in view.outcomes if o["status"] != "ok"]
 
 
@@ -63,6 +64,8 @@ def test_spring_devtools_shows_a_change_after_the_compile_alone(database, workdi
     lab, view = _run(database, "spring-boot", "restart_too = false\nstreams = false\nbroken = false\n")
     assert _one(view, "devtools", "hello", "steps").summary.median == 3          # change, save, compile
     assert _one(view, "devtools", "hello", "round_trip_s").summary.median > 0
+    assert _one(view, "devtools", "hello", "app_restarts").summary.median >= 1  # in the same process
+    assert "not-visible" not in _one(view, "devtools", "fruits", "round_trip_s").flags
     verdict = next(v for v in claims.verdicts(view) if v.claim.id == "4.1.1 Framework A")
     assert verdict.verdict in ("held", "did not hold") and "DevTools" in verdict.why
 

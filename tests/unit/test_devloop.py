@@ -4,7 +4,9 @@ and the working copy: edits never reach the tracked files and the copy goes on e
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from perflab import apps
+from perflab import apps, procs
 from perflab.devloop import edits, loops, workcopy
 from perflab.errors import LabError
 
@@ -53,6 +55,18 @@ def test_every_scripted_edit_matches_its_tracked_file_once(name):
     assert shown in new and shown not in text
 
 
+@pytest.mark.parametrize("name", sorted(edits.FRUITS))
+def test_every_ordering_edit_matches_its_tracked_file_once(name):
+    file, old, new = edits.FRUITS[name]
+    assert (apps.get(name).dir / file).read_text().count(old) == 1
+
+
+def test_the_order_of_the_seed_fruits_is_read_from_the_body():
+    assert edits.descending('[{"id":1,"name":"Cherry"},{"id":3,"name":"Banana"},{"id":2,"name":"Apple"}]') is True
+    assert edits.descending('[{"id":2,"name":"Apple"},{"id":1,"name":"Cherry"}]') is False
+    assert edits.descending('{"status":500,"error":"x"}') is None
+
+
 def test_edits_go_to_the_copy_only_and_the_copy_is_removed(workdir):
     app = apps.get("go-reference")
     before = tree_digest(app.dir)
@@ -74,14 +88,24 @@ def test_an_edit_whose_text_is_gone_is_a_clear_error(workdir):
             wc.edit("handlers.go", "no such text", "x")
 
 
-def test_a_copy_left_by_a_killed_process_is_removed_by_the_next_one(workdir):
+def test_a_copy_left_by_a_killed_run_is_removed_and_its_loop_stopped_by_the_next_one(workdir):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     stale = workcopy.copies_dir() / f"go-reference-pid{dead.stdout.strip()}-abc"
     stale.mkdir(parents=True)
+    # the dev loop it left running: not our child (as after a kill -9 of its lab), in a group of its own
+    started = ("import subprocess as s; print(s.Popen(['sleep', '60'], start_new_session=True, stdout=s.DEVNULL, "
+               "stderr=s.DEVNULL).pid)")
+    loop = int(subprocess.run([sys.executable, "-c", started], capture_output=True, text=True).stdout)
+    (stale / workcopy.CHILD_PID).write_text(str(loop))
     mine = workcopy.copies_dir() / f"go-reference-pid{os.getpid()}-abc"
     mine.mkdir()
-    assert workcopy.remove_stale() == [stale]
-    assert mine.exists() and not stale.exists()
+    try:
+        assert workcopy.remove_stale() == [stale]
+        assert mine.exists() and not stale.exists()
+        assert not procs.alive(loop)
+    finally:
+        if procs.alive(loop):
+            os.kill(loop, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -117,3 +141,71 @@ def test_an_interrupt_mid_edit_leaves_the_tree_unchanged_and_no_copy(workdir, tm
             proc.kill()
     assert not copy.exists()
     assert tree_digest(app.dir) == before
+
+
+class _DevModeStandIn(loops.Loop):
+    """A dev mode's behaviour, for the script's own logic: nothing to do after a save; every request
+    answers from the saved file (500 with the compiler's message while it does not compile)."""
+
+    kind = loops.DEV_MODE
+
+    def start(self):
+        import http.server
+        import threading
+
+        source = self.wc.app.dir / edits.HELLO["quarkus"].file
+        mixed = self.wc.app.dir / edits.MIXED["quarkus"][0]
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802
+                text = source.read_text()
+                if self.path == "/fruits":
+                    service = (self.server.app_dir / edits.FRUITS["quarkus"][0]).read_text()
+                    names = ["Apple", "Banana", "Cherry"][::-1 if ".descending()" in service else 1]
+                    status, body = 200, json.dumps([{"name": n} for n in names])
+                elif self.path.startswith("/mixed/"):
+                    style = self.path.rsplit("/", 1)[1]
+                    found = re.search(rf'"({style} \([^"]*\))"', mixed.read_text() if mixed.exists() else "")
+                    status, body = (200, found.group(1)) if found else (404, "")
+                elif edits.UNDEFINED in text:
+                    status, body = 500, f"Compilation failed\n{source}:21: error: cannot find symbol\n"
+                else:
+                    status, body = 200, text[text.index('"Hello') + 1:].split('"', 1)[0]
+                self.send_response(status)
+                self.end_headers()
+                self.wfile.write(body.encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.server.app_dir = self.wc.app.dir
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.proc = subprocess.Popen(["sleep", "600"])
+        self.started_ns = time.monotonic_ns()
+
+    def stop(self):
+        if self.proc is not None:
+            self.server.shutdown()
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+def test_a_dev_mode_shows_changes_with_no_steps_and_the_broken_edit_over_http(workdir, tmp_path):
+    from perflab.devloop.roundtrip import Script
+
+    with workcopy.WorkingCopy(apps.get("quarkus")) as wc:
+        loop = _DevModeStandIn(wc, "jvm", procs.free_port(), {}, tmp_path, timeout_s=20)
+        script = Script(loop, edits.HELLO["quarkus"], "/hello", 0.01, lambda: set())
+        try:
+            result = script.run(1, with_broken=True)
+        finally:
+            loop.stop()
+    by_edit = {t.edit: t for t in result.trips}
+    assert by_edit["hello"].steps == [] and by_edit["hello"].seconds is not None
+    broken = by_edit["broken"]
+    assert broken.where == "http" and broken.line == 2 and broken.seconds is not None
+    assert by_edit["fix"].seconds is not None
+    assert by_edit["mixed"].seconds is not None and by_edit["mixed"].steps == []
+    assert by_edit["fruits"].seconds is not None and by_edit["fruits"].steps == []

@@ -55,6 +55,27 @@ TRANSFORM = {
 }
 
 
+# Business logic behind the DB endpoint: /fruits listed in descending name order instead of
+# ascending (the seed's Cherry then before Apple). Repeats toggle the order, so each is a change.
+FRUITS = {
+    "quarkus": ("src/main/java/dev/perflab/FruitService.java", 'Fruit.listAll(Sort.by("name"))',
+                'Fruit.listAll(Sort.by("name").descending())'),
+    "spring-boot": ("src/main/java/dev/perflab/springboot/fruit/FruitService.java", "fruits.findAllByOrderByNameAsc()",
+                    'fruits.findAll(org.springframework.data.domain.Sort.by("name").descending())'),
+    "spring-webflux": ("src/main/java/dev/perflab/springwebflux/fruit/FruitService.java",
+                       "fruits.findAllByOrderByNameAsc()",
+                       "fruits.findAllByOrderByNameAsc().sort((a, b) -> b.getName().compareTo(a.getName()))"),
+    "thorntail": ("app/src/main/java/dev/perflab/thorntail/FruitResource.java", "order by f.name", "order by f.name desc"),
+    "go-reference": ("store.go", "ORDER BY name", "ORDER BY name DESC"),
+}
+
+
+def descending(body: str) -> bool | None:
+    """Whether a /fruits body lists the seed's Cherry before Apple (None: not a list holding both)."""
+    cherry, apple = body.find('"Cherry"'), body.find('"Apple"')
+    return None if cherry < 0 or apple < 0 else cherry < apple
+
+
 # LAB-2020 4.1.3: one new source file holding an imperative and a reactive endpoint (a new endpoint
 # the first time, a change of both the next times); only where the framework serves both styles
 # side by side in one class.

@@ -104,6 +104,13 @@ class Loop:
     def after_save(self) -> AfterSave:
         return AfterSave()
 
+    def app_starts(self) -> int | None:
+        """How often the app has logged its start line so far (a dev loop restarts it in the same
+        process and log); None for loops whose log starts afresh with each launch."""
+        if self.kind == REBUILD or not self.wc.app.startup_log_regex or not self.app_log.exists():
+            return None
+        return len(re.findall(self.wc.app.startup_log_regex, self.app_log.read_text(errors="replace")))
+
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
@@ -117,6 +124,7 @@ class Loop:
             raise LabError(f"devloop: port {self.port} is already in use")
         self.started_ns = time.monotonic_ns()
         self.proc = procs.spawn(argv, log_path=self.app_log, cwd=self.wc.app.dir, env=env)
+        self.wc.remember_child(self.proc.pid)
 
 
 class QuarkusDev(Loop):
@@ -155,10 +163,10 @@ class RebuildRestart(Loop):
         return _run_tool(argv, self.wc.app.dir, build_env(self.wc.app), self.log("build"), self.timeout_s)
 
     def _launch(self) -> None:
-        self.app_log.write_bytes(b"") if self.app_log.exists() else None
         running = launching.launch(self.wc.app, self.mode, port=self.port, db_env=self.db_env,
                                    log_path=self.app_log, jvm_opts=self.jvm_opts)
         self.proc, self.started_ns = running.proc, running.started_ns
+        self.wc.remember_child(self.proc.pid)
 
     def start(self) -> None:
         rc, out = self._build()

@@ -11,10 +11,10 @@ from typing import Callable
 
 from perflab.probes.proc import tree_rss_bytes
 
-from .edits import MIXED, MIXED_PATHS, UNDEFINED, HelloSource, where_it_points
+from .edits import FRUITS, MIXED, MIXED_PATHS, UNDEFINED, HelloSource, descending, where_it_points
 from .loops import Loop, QuarkusDev, Unavailable, missing_artifacts
 
-HELLO, BROKEN, FIX, MIXED_EDIT = "hello", "broken", "fix", "mixed"
+HELLO, BROKEN, FIX, MIXED_EDIT, FRUITS_EDIT = "hello", "broken", "fix", "mixed", "fruits"
 
 
 @dataclass
@@ -26,6 +26,7 @@ class Trip:
     where: str = ""                   # for an error: "http", "compile output", "rebuild output"
     line: int | None = None           # the line of that output naming the edited file and line
     db_kept: bool | None = None       # the same DB backend connections before and after
+    restarts: int | None = None       # app restarts inside a dev loop's process for this one save
     note: str = ""
 
 
@@ -113,6 +114,7 @@ class Script:
         """A compiling change of the greeting; `edit` is hello or fix (after a broken edit)."""
         old, new, shown = self.hello.changed(f"{edit} {repeat + 1}")
         before = self.backends()
+        starts = self.loop.app_starts()
         saved = self.loop.wc.edit(self.hello.file, old, new)
         done = self.loop.after_save()
         if done.failed:
@@ -123,7 +125,27 @@ class Script:
         after = self.backends()
         kept = bool(before & after) if before else None
         note = "" if seconds is not None else f"not shown (last status {status}: {body[:200]!r})"
-        return Trip(edit, repeat, seconds, done.steps, db_kept=kept, note=note)
+        now = self.loop.app_starts()
+        restarts = now - starts if now is not None and starts is not None else None
+        return Trip(edit, repeat, seconds, done.steps, db_kept=kept, note=note, restarts=restarts)
+
+    def fruits(self, repeat: int) -> Trip:
+        """/fruits' ordering in the service (descending on even repeats, back to ascending on odd
+        ones): visible once the list comes in the new order."""
+        file, old, new = FRUITS[self.loop.wc.source.name]
+        want_desc = repeat % 2 == 0
+        before = self.backends()
+        saved = self.loop.wc.edit(file, old, new if want_desc else old)
+        done = self.loop.after_save()
+        if done.failed:
+            return Trip(FRUITS_EDIT, repeat, None, done.steps, note=f"{done.failed} failed:\n{done.output[-1500:]}")
+        seconds, status, body = wait_for(self.loop.base_url + "/fruits",
+                                         lambda s, b: s == 200 and descending(b) is want_desc, saved,
+                                         self.loop.timeout_s, self.poll_s, self.loop.alive)
+        after = self.backends()
+        note = "" if seconds is not None else f"not in the new order (last status {status}: {body[:200]!r})"
+        return Trip(FRUITS_EDIT, repeat, seconds, done.steps, db_kept=bool(before & after) if before else None,
+                    note=note)
 
     def mixed(self, repeat: int) -> Trip:
         """One file with an imperative and a reactive endpoint, saved (new the first time): visible once
@@ -170,6 +192,9 @@ class Script:
                 self.say(f"{self.loop.kind}: broken edit and fix {r + 1}/{repeats}")
                 result.trips.append(self.broken(r))
                 result.trips.append(self.change(FIX, r))
+            if self.loop.wc.source.name in FRUITS:
+                self.say(f"{self.loop.kind}: /fruits ordering {r + 1}/{repeats}")
+                result.trips.append(self.fruits(r))
             if self.loop.wc.source.name in MIXED:
                 self.say(f"{self.loop.kind}: reactive and imperative endpoints in one file {r + 1}/{repeats}")
                 result.trips.append(self.mixed(r))

@@ -11,7 +11,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from perflab import signals
+from perflab import procs, signals
 from perflab.apps import App
 from perflab.errors import LabError
 from perflab.paths import MAVEN_WRAPPER, work_dir
@@ -23,16 +23,31 @@ def copies_dir() -> Path:
     return work_dir() / "devloop"
 
 
-def remove_stale() -> list[Path]:
-    """Copies whose owning process is gone (a kill -9 mid-run): removed, and returned."""
+CHILD_PID = "child.pid"  # a long-running process started from a folder (a dev loop, a broker)
+
+
+def remove_orphans(root: Path) -> list[Path]:
+    """Folders under root named <what>-pid<N>-... whose owner N is gone (a kill -9 mid-run): the
+    process recorded in their child.pid is stopped with its group, the folder removed."""
     gone = []
-    root = copies_dir()
     for path in root.glob("*-pid*") if root.exists() else ():
         pid = path.name.rsplit("-pid", 1)[1].split("-", 1)[0]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(path, ignore_errors=True)
-            gone.append(path)
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        try:
+            child = int((path / CHILD_PID).read_text())
+        except (OSError, ValueError):
+            child = None
+        if child is not None and procs.group_alive(child):
+            procs.stop_group(child, timeout=10)
+        shutil.rmtree(path, ignore_errors=True)
+        gone.append(path)
     return gone
+
+
+def remove_stale() -> list[Path]:
+    """Working copies left by a killed run (and the dev loops they ran)."""
+    return remove_orphans(copies_dir())
 
 
 class WorkingCopy:
@@ -69,6 +84,11 @@ class WorkingCopy:
         with signals.shielded():
             if self.root is not None:
                 shutil.rmtree(self.root, ignore_errors=True)
+
+    def remember_child(self, pid: int) -> None:
+        """The loop running from this copy, so a later run can stop it if this one is killed."""
+        assert self.root is not None
+        (self.root / CHILD_PID).write_text(str(pid))
 
     @property
     def mvnw(self) -> Path:

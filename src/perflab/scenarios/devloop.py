@@ -75,6 +75,7 @@ def _record(ctx: Context, result: LoopResult, stream: bool) -> None:
         ctx.record(metric, seconds, "s", at=where, repeat=trip.repeat, extra=extra, flags=flags)
         ctx.record("steps", len(claims.BY_HAND) + len(trip.steps), "steps", at=where, repeat=trip.repeat, extra=extra)
         ctx.record("error_line", trip.line, "line", at=where, repeat=trip.repeat, extra=extra)
+        ctx.record("app_restarts", trip.restarts, "restarts", at=where, repeat=trip.repeat)
         if trip.db_kept is not None:
             ctx.record("db_connections_kept", float(trip.db_kept), "yes=1", at=where, repeat=trip.repeat)
 
@@ -157,7 +158,7 @@ def setup(settings: DevloopSettings, say) -> None:
 
 
 def estimate_s(e: Estimate) -> float:
-    per_change = 3 if e.settings.broken else 1
+    per_change = (3 if e.settings.broken else 1) + 1  # + the /fruits ordering
     # a dev loop starts once (Maven + the app); a restart loop rebuilds and restarts on every change
     return (60 + e.start_s) + e.settings.repeats * per_change * (30 + e.start_s)
 
@@ -165,6 +166,7 @@ def estimate_s(e: Estimate) -> float:
 def describe(p: dict, plan: dict) -> str:
     return (f"{p.get('repeats', '?')} round trips per loop on a working copy: /hello's text changed"
             + (", an edit that does not compile and its fix" if p.get("broken") else "")
+            + ", /fruits' order changed in its service, one Quarkus file with an imperative and a reactive endpoint"
             + "; Quarkus dev mode, Spring Boot DevTools (the lab compiles, as an IDE on save)"
             + (" and stop-rebuild-restart for every app" if p.get("restart_too") else "")
             + ("; the stream apps' transformation on a private Kafka broker" if p.get("streams") else "") + ".")
