@@ -137,7 +137,14 @@ def search(measure: Callable[[float], Measured], objective: Objective, *, start_
         if rate >= max_rate:
             out.ended_by, out.why = MAX_RATE, f"every rate up to the maximum {max_rate:,.0f} req/s passed"
             return out
-        rate = min(rate * growth, max_rate)
+        if rate >= driver_max_rate:
+            out.ceiling, out.ended_by = None, DRIVER
+            out.why = (f"every rate up to {driver_max_rate:,.0f} req/s passed: the most the driver's connections "
+                       f"carry at the objective's latency")
+            return out
+        # the last growth step stops at what the driver can carry, so the capacity found is as
+        # high as the driver allows rather than the rate before an unofferable one
+        rate = min(rate * growth, max_rate, driver_max_rate)
     while out.capacity is None:  # the first rate failed: shrink until one passes, or below the minimum
         rate /= growth
         if rate < min_rate:

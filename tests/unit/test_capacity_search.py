@@ -85,9 +85,16 @@ def test_a_failure_with_the_driver_cpu_used_up_is_the_drivers_limit():
 
 def test_a_rate_the_driver_connections_cannot_carry_is_never_offered():
     found = cs.search(knee_at(5000), P99_25, start_rate=100, max_rate=100_000, driver_max_rate=1000)
-    assert max(s.measured.offered for s in found.steps) <= 1000
-    assert found.ended_by == cs.DRIVER and found.capacity == 800 and found.ceiling == 1600
+    assert [s.measured.offered for s in found.steps] == [100, 200, 400, 800, 1000]  # grows up to what it carries
+    assert found.ended_by == cs.DRIVER and found.capacity == 1000 and found.resolution is None  # a lower bound
     assert "driver's connections" in found.why
+
+
+def test_below_the_drivers_limit_the_app_still_ends_the_search():
+    found = cs.search(knee_at(900), P99_25, start_rate=100, max_rate=100_000, driver_max_rate=1000, resolution=0.05)
+    assert max(s.measured.offered for s in found.steps) == 1000  # tried at the driver's limit, failed there
+    assert found.ended_by == cs.APP and found.capacity <= 900 < found.ceiling <= 1000
+    assert found.resolution <= 0.05
 
 
 def test_the_plans_maximum_ends_a_search_that_never_failed():
