@@ -71,8 +71,13 @@ def ensure_jars(version: str = KAFKA_VERSION, say=print) -> Path:
 
 
 def cluster_id() -> str:
-    """A KRaft cluster id: 16 random bytes, base64url without padding (what kafka-storage random-uuid gives)."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A KRaft cluster id: 16 random bytes, base64url without padding (what kafka-storage random-uuid gives).
+    Never one starting with "-" (one in 64): the storage tool would read it as an option and fail,
+    which is why Kafka's own generator draws again too."""
+    while True:
+        made = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not made.startswith("-"):
+            return made
 
 
 def _properties(data: Path, port: int, controller_port: int) -> str:
