@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from perflab import procs
+from perflab import procs, signals
 from perflab.errors import LabError
 from perflab.paths import CONTRACT_DIR, work_dir
 
@@ -193,14 +193,21 @@ class Cluster:
             if demote:
                 demote()
 
+        proc = signals.popen(argv, preexec_fn=prepare, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, text=True, cwd="/")
         try:
-            res = subprocess.run(argv, preexec_fn=prepare, env=env, capture_output=True, text=True,
-                                 timeout=timeout, cwd="/")
+            out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired as exc:
+            proc.kill()
+            proc.communicate()
             raise LabError(f"{what} did not finish within {timeout:.0f} s") from exc
-        if res.returncode != 0:
-            raise LabError(f"{what} failed (exit {res.returncode})", details=(res.stdout + res.stderr)[-3000:])
-        return res.stdout
+        except BaseException:
+            proc.kill()
+            proc.communicate()
+            raise
+        if proc.returncode != 0:
+            raise LabError(f"{what} failed (exit {proc.returncode})", details=(out + err)[-3000:])
+        return out
 
     def _check_reachable_by_server_user(self) -> None:
         if os.geteuid() != 0:

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from perflab import signals
 from perflab.paths import work_dir
 
 
@@ -34,7 +35,7 @@ def spawn(
     """Start argv in a new session with stdout and stderr appended to log_path."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
-        return subprocess.Popen(
+        return signals.popen(
             argv,
             cwd=cwd,
             env=env,

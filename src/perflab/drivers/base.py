@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from perflab import signals
+
 # Percentiles every driver reports where it can, as strings so they survive JSON unchanged.
 PERCENTILES: tuple[str, ...] = ("50", "75", "90", "99", "99.9", "99.99")
 
@@ -189,7 +191,7 @@ def run_driver(command: Sequence[str], *, cpus: Sequence[int] | None = None,
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         started = time.monotonic()
-        process = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+        process = signals.popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                    preexec_fn=in_child, start_new_session=True,
                                    env=dict(env) if env is not None else None)
         timed_out = False
