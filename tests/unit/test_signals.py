@@ -29,29 +29,24 @@ def _run(body: str, signal_in_fork_hook: bool = False) -> str:
     return res.stdout.strip()
 
 
+def _fork_with_signal_in_hook(popen: str) -> str:
+    return _run(f"""
+try:
+    {popen}(["true"], preexec_fn=lambda: None).wait()
+    time.sleep(0.2)
+    print("lost")
+except KeyboardInterrupt:
+    print("raised")
+""", signal_in_fork_hook=True)
+
+
 def test_plain_popen_loses_a_signal_that_arrives_in_a_fork_hook():
     # the premise of signals.popen: without it the interrupt is printed and dropped
-    out = _run("""
-        try:
-            subprocess.Popen(["true"], preexec_fn=lambda: None).wait()
-            time.sleep(0.2)
-            print("lost")
-        except KeyboardInterrupt:
-            print("raised")
-    """, signal_in_fork_hook=True)
-    assert out == "lost"
+    assert _fork_with_signal_in_hook("subprocess.Popen") == "lost"
 
 
 def test_signals_popen_raises_a_signal_that_arrives_during_the_fork():
-    out = _run("""
-        try:
-            signals.popen(["true"], preexec_fn=lambda: None).wait()
-            time.sleep(0.2)
-            print("lost")
-        except KeyboardInterrupt:
-            print("raised")
-    """, signal_in_fork_hook=True)
-    assert out == "raised"
+    assert _fork_with_signal_in_hook("signals.popen") == "raised"
 
 
 def test_the_child_starts_with_no_signal_blocked():
