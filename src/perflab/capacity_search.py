@@ -7,6 +7,10 @@ Fast and safe: the rate grows geometrically (x `growth`) from `start_rate` until
 (or `min_rate` is passed) - then the gap between the highest passing and the lowest failing rate is
 bisected (geometric midpoint) until it is within `resolution`. Every step is kept.
 
+A failing rate is measured again before the search believes it (on a shared machine one step can
+catch a neighbour's burst or a GC pause): it fails when the second measurement fails too; when the
+two disagree a third decides, and the rate is listed as one whose measurements disagreed.
+
 The search says who ended it. A step that fails while the driver used its CPUs up (the driver's
 own headroom check, perflab.drivers.base.assess_driver_bound) ends the search as a driver limit;
 so does a rate the driver's connections could not carry at the objective's latency (Little's law:
@@ -53,7 +57,7 @@ class Measured:
 
 @dataclass(frozen=True)
 class Step:
-    phase: str                    # "grow", "shrink" or "bisect"
+    phase: str                    # "grow", "shrink" or "bisect"; "confirm" and "decide" re-measure a failure
     measured: Measured
     passed: bool
     why: str                      # what failed, or the figures that passed
@@ -68,6 +72,7 @@ class Search:
     ceiling: float | None = None      # the lowest rate that failed (or could not be offered)
     ended_by: str = ""
     why: str = ""
+    disagreed: list[float] = field(default_factory=list)  # rates whose re-measurements disagreed
 
     @property
     def resolution(self) -> float | None:
@@ -97,14 +102,24 @@ def judge(m: Measured, objective: Objective, driver_cpu_limit: float = DRIVER_CP
 
 def search(measure: Callable[[float], Measured], objective: Objective, *, start_rate: float, max_rate: float,
            min_rate: float = 1.0, resolution: float = 0.05, growth: float = 2.0, driver_max_rate: float = math.inf,
-           driver_cpu_limit: float = DRIVER_CPU_LIMIT, on_step: Callable[[Step], None] | None = None) -> Search:
+           driver_cpu_limit: float = DRIVER_CPU_LIMIT, confirm_failures: bool = True,
+           on_step: Callable[[Step], None] | None = None) -> Search:
     """Grow, then bisect, to `resolution` (e.g. 0.05: the limit lies within 5 % above the capacity).
-    `driver_max_rate`: the highest rate the driver can carry at the objective's latency."""
+    `driver_max_rate`: the highest rate the driver can carry at the objective's latency.
+    `confirm_failures`: re-measure a failing rate before believing it (see the module's docstring)."""
     if not 0 < min_rate <= start_rate <= max_rate:
         raise ValueError(f"need 0 < min_rate <= start_rate <= max_rate, got {min_rate}, {start_rate} and {max_rate}")
     if resolution <= 0 or growth <= 1:
         raise ValueError("need resolution > 0 and growth > 1")
     out = Search(objective)
+
+    def measured(rate: float, phase: str) -> Step:
+        s = judge(measure(rate), objective, driver_cpu_limit)
+        s = Step(phase, s.measured, s.passed, s.why, s.driver_limited)
+        out.steps.append(s)
+        if on_step is not None:
+            on_step(s)
+        return s
 
     def step(rate: float, phase: str) -> Step | None:
         """Measure one rate; None when the search must stop (the driver's limit)."""
@@ -113,11 +128,15 @@ def search(measure: Callable[[float], Measured], objective: Objective, *, start_
             out.why = (f"{rate:,.0f} req/s is beyond what the driver's connections carry at the objective's "
                        f"latency ({driver_max_rate:,.0f} req/s)")
             return None
-        s = judge(measure(rate), objective, driver_cpu_limit)
-        s = Step(phase, s.measured, s.passed, s.why, s.driver_limited)
-        out.steps.append(s)
-        if on_step is not None:
-            on_step(s)
+        s = measured(rate, phase)
+        if confirm_failures and not s.passed and not s.driver_limited:
+            tries = [s, measured(rate, "confirm")]
+            if tries[-1].passed:  # one of each: a third measurement decides
+                out.disagreed.append(rate)
+                tries.append(measured(rate, "decide"))
+            s = tries[-1]
+            if sum(t.passed for t in tries) * 2 > len(tries):  # a majority passed
+                s = next(t for t in reversed(tries) if t.passed)
         if s.passed:
             out.capacity = rate
         elif s.driver_limited:
@@ -157,6 +176,6 @@ def search(measure: Callable[[float], Measured], objective: Objective, *, start_
         s = step(math.sqrt(out.capacity * out.ceiling), "bisect")
         if s is None:
             return out
-    failed = [x for x in out.steps if not x.passed and x.measured.offered == out.ceiling]
+    failed = [x for x in out.steps if not x.passed and x.measured.offered == out.ceiling]  # its last failure
     out.ended_by, out.why = APP, failed[-1].why if failed else ""
     return out

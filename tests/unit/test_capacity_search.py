@@ -35,8 +35,12 @@ def test_finds_a_known_limit_within_the_resolution_and_keeps_every_step():
     assert found.capacity <= 1234 < found.ceiling
     assert found.resolution <= 0.05 and found.ceiling / found.capacity - 1 == pytest.approx(found.resolution)
     phases = [s.phase for s in found.steps]
-    assert phases[:5] == ["grow"] * 5 and set(phases[5:]) == {"bisect"}  # 100 .. 1600, then bisection
-    assert [s.measured.offered for s in found.steps[:5]] == [100, 200, 400, 800, 1600]
+    # 100 .. 1600, the failure at 1600 confirmed, then bisection (each failure confirmed)
+    assert phases[:6] == ["grow"] * 5 + ["confirm"] and set(phases[6:]) == {"bisect", "confirm"}
+    assert [s.measured.offered for s in found.steps[:6]] == [100, 200, 400, 800, 1600, 1600]
+    confirmed = [s.measured.offered for s in found.steps if s.phase == "confirm"]
+    assert confirmed == [s.measured.offered for s in found.steps if not s.passed and s.phase != "confirm"]
+    assert found.disagreed == []
     assert all(s.passed == (s.measured.offered <= 1234) for s in found.steps)
     assert "p99 1,000.0 ms > 25 ms" in found.why and "achieved 1,234" in found.why
 
@@ -105,15 +109,15 @@ def test_the_plans_maximum_ends_a_search_that_never_failed():
 
 def test_a_first_rate_that_fails_shrinks_until_one_passes_then_bisects():
     found = cs.search(knee_at(30), P99_25, start_rate=100, max_rate=1000, min_rate=5, resolution=0.05)
-    assert [s.measured.offered for s in found.steps[:3]] == [100, 50, 25]
-    assert [s.phase for s in found.steps[:3]] == ["grow", "shrink", "shrink"]
+    assert [s.measured.offered for s in found.steps[:5]] == [100, 100, 50, 50, 25]
+    assert [s.phase for s in found.steps[:5]] == ["grow", "confirm", "shrink", "confirm", "shrink"]
     assert found.ended_by == cs.APP and found.capacity <= 30 < found.ceiling <= found.capacity * 1.05
 
 
 def test_no_capacity_when_nothing_passes_down_to_the_minimum():
     found = cs.search(knee_at(3), P99_25, start_rate=100, max_rate=1000, min_rate=10)
     assert found.capacity is None and found.ended_by == cs.BELOW_MIN
-    assert [s.measured.offered for s in found.steps] == [100, 50, 25, 12.5]
+    assert [s.measured.offered for s in found.steps] == [100, 100, 50, 50, 25, 25, 12.5, 12.5]
     assert "no rate down to 10 req/s passed" in found.why
 
 
@@ -124,3 +128,41 @@ def test_no_capacity_when_nothing_passes_down_to_the_minimum():
 def test_bad_bounds_are_refused(kwargs):
     with pytest.raises(ValueError):
         cs.search(knee_at(100), P99_25, **kwargs)
+
+
+def noisy_once(limit: float, noisy_rates: set[float]):
+    """knee_at(limit), but the first measurement at each of `noisy_rates` catches a burst."""
+    clean, seen = knee_at(limit), set()
+
+    def measure(rate: float) -> cs.Measured:
+        if rate in noisy_rates and rate not in seen:
+            seen.add(rate)
+            return cs.Measured(rate, rate, 80.0, 0)
+        return clean(rate)
+    return measure
+
+
+def test_a_failure_that_does_not_repeat_does_not_end_the_search():
+    found = cs.search(noisy_once(5000, {400}), P99_25, start_rate=100, max_rate=100_000, resolution=0.05)
+    assert found.capacity <= 5000 < found.ceiling and found.ceiling > 400
+    assert found.disagreed == [400]
+    at_400 = [(s.phase, s.passed) for s in found.steps if s.measured.offered == 400]
+    assert at_400 == [("grow", False), ("confirm", True), ("decide", True)]
+
+
+def test_without_confirmation_one_burst_ends_the_search():
+    found = cs.search(noisy_once(5000, {400}), P99_25, start_rate=100, max_rate=100_000, resolution=0.05,
+                      confirm_failures=False)
+    assert found.capacity < 400 <= found.ceiling and "p99 80.0 ms" in found.why
+
+
+def test_a_rate_that_fails_two_of_three_times_fails():
+    calls: dict[float, int] = {}
+
+    def measure(rate: float) -> cs.Measured:  # at 800: fail, pass, fail
+        calls[rate] = calls.get(rate, 0) + 1
+        bad = rate > 1000 or (rate == 800 and calls[rate] != 2)
+        return cs.Measured(rate, rate, 90.0 if bad else 2.0, 0)
+    found = cs.search(measure, P99_25, start_rate=100, max_rate=100_000, resolution=0.05)
+    assert found.ceiling == 800 and found.capacity < 800 and found.disagreed == [800]
+    assert calls[800] == 3 and 1600 not in calls

@@ -26,7 +26,8 @@ from perflab.results import Cell, RunView
 HELD, NOT_HELD, UNCLEAR, NO_RATIO = "held", "did not hold", "unclear", "no ratio"
 SIZE_WITHIN, SIZE_OFF = "within", "off"
 SIZE_TOLERANCE = 0.25  # the measured ratio within a factor 1.25 of the published one either way
-CAUTION_FLAGS = ("driver-bound", "errors", "no-responses", "noisy", "lower-bound", "instance-lost")
+CAUTION_FLAGS = ("driver-bound", "errors", "no-responses", "noisy", "lower-bound", "instance-lost",
+                 "unsettled")
 
 
 @dataclass

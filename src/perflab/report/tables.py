@@ -23,6 +23,7 @@ FLAG_HELP = {
     "single": "a single value: no spread",
     "cached-build": "build time of the cached build (not rebuilt for this run)",
     "no-responses": "no responses at all",
+    "unsettled": "a re-measured rate passed once and failed once: the capacity moves with the noise",
 }
 SERIOUS_FLAGS = {"driver-bound", "errors", "no-responses", "instance-lost", "crashed", "interrupted"}
 

@@ -52,6 +52,8 @@ class CapacitySettings(WarmupSettings):
     step_s: float = setting(10.0, "each step's measurement", "s", ge=1)
     step_warmup_s: float = setting(2.0, "each step first runs this long at its rate, unmeasured", "s", ge=0)
     pause_s: float = setting(1.0, "pause before each step (an overloaded step's queue drains)", "s", ge=0)
+    confirm_failures: bool = setting(True, "measure a failing rate again before believing it; when the two "
+                                           "disagree a third decides and the capacity is marked unsettled")
     max_connections: int = setting(256, "the open-loop driver's connections at most: it carries at most "
                                         "max_connections / objective req/s at the objective's latency",
                                    "connections", ge=1)
@@ -119,7 +121,7 @@ def searcher(url: str, cfg: CapacitySettings, cpus: list[int] | None,
     found = cs.search(steps, cfg.objective(), start_rate=cfg.start_rate, max_rate=cfg.max_rate, min_rate=cfg.min_rate,
                       resolution=cfg.resolution_pct / 100, growth=cfg.growth,
                       driver_max_rate=driver_max_rate(cfg.max_connections, cfg.objective_ms),
-                      on_step=None if on_step is None else lambda step: on_step(step, steps.results[-1]))
+                      confirm_failures=cfg.confirm_failures, on_step=None if on_step is None else lambda step: on_step(step, steps.results[-1]))
     return found, steps.results
 
 
@@ -161,9 +163,10 @@ def run(ctx: Context) -> dict[str, float | None]:
     at = point(cfg.objective().name, path=cfg.path, percentile=cfg.percentile, objective_ms=cfg.objective_ms,
                ended_by=found.ended_by)
     flags = ([] if warm.steady else ["not-steady"]) + (["driver-bound"] if found.ended_by == cs.DRIVER else []) + \
-        (["lower-bound"] if found.ended_by in (cs.DRIVER, cs.MAX_RATE) else [])
+        (["lower-bound"] if found.ended_by in (cs.DRIVER, cs.MAX_RATE) else []) + \
+        (["unsettled"] if found.disagreed else [])
     extra = {"ended_by": found.ended_by, "why": found.why, "ceiling": found.ceiling, "warmup": warm.why,
-             "warmup_s": round(warm.seconds, 1), "steps": len(found.steps)}
+             "warmup_s": round(warm.seconds, 1), "steps": len(found.steps), "disagreed": found.disagreed}
     put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, flags=flags, extra=extra)  # noqa: E731
     put("capacity_rps", found.capacity, "req/s")
     if found.resolution is not None:
@@ -184,7 +187,9 @@ def estimate_s(e: Estimate) -> float:
     guess = max(cfg.start_rate, min(cfg.max_rate, 3000.0))
     grow = 2 + math.ceil(math.log(guess / cfg.start_rate, cfg.growth))
     bisect = max(1, math.ceil(math.log2(math.log(cfg.growth) / math.log1p(cfg.resolution_pct / 100))))
-    return warm + (grow + bisect) * (cfg.pause_s + cfg.step_warmup_s + cfg.step_s + 0.5)
+    # about half the bisection steps fail, and so does the last growth step: each failure is measured again
+    confirms = (1 + bisect // 2) if cfg.confirm_failures else 0
+    return warm + (grow + bisect + confirms) * (cfg.pause_s + cfg.step_warmup_s + cfg.step_s + 0.5)
 
 
 def tables(view: RunView) -> list[Table]:
@@ -195,7 +200,9 @@ def tables(view: RunView) -> list[Table]:
                               ["capacity_rps", "capacity_resolution_pct", "search_steps", "search_s"],
                               note="the highest offered rate whose percentile stayed within the objective with no "
                                    "errors and >= 97 % of the rate achieved; the real limit lies within the "
-                                   "resolution above it; lower-bound: the driver or the plan's maximum ended the search")
+                                   "resolution above it; lower-bound: the driver or the plan's maximum ended the search; a "
+                                   "failing rate was measured again before it counted (unsettled: the two "
+                                   "disagreed and a third decided)")
     if summary:
         out.append(summary)
     steps = [c for c in cells if c.params.get("step") is not None]
