@@ -32,6 +32,7 @@ class Target:
     app: apps.App
     mode: str
     unavailable: str = ""  # why this app/mode cannot run here ("" = it can)
+    ready_s: float | None = None  # how long it took to get ready in earlier runs here (None: no run yet)
 
     @property
     def default_mode(self) -> bool:
@@ -88,6 +89,9 @@ def not_applicable(plan: Plan, target: Target) -> list[Scenario]:
 
 
 def _estimate_start_s(target: Target) -> float:
+    """A launch's time, for the estimates: as earlier runs here measured it, else a JVM's typical one."""
+    if target.ready_s is not None:
+        return target.ready_s
     return 12.0 if target.app.modes[target.mode].is_jvm else 1.0
 
 
@@ -198,6 +202,8 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
     env = environment.capture(frameworks=frameworks, cgroup=f"{setup.kind}: {setup.reason}" if not setup.usable else setup.kind)
     env["topology"] = topology.as_dict()
     store = Store()
+    for t in targets:  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
+        t.ready_s = store.typical_ready_s(t.app.name, t.mode)
     run_id = store.begin_run(plan.data, env)
     steps = build_steps(plan, list(builds)) + [s for t in targets for s in target_steps(plan, t)]
     # earlier runs of the same plan (same method) on this machine set where the estimate starts

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import statistics
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -155,6 +156,16 @@ class Store:
                                "AND status='complete' AND finished_at IS NOT NULL ORDER BY started_at DESC LIMIT ?",
                                (plan_name, method, limit))
         return [r["finished_at"] - r["started_at"] for r in rows]
+
+    def typical_ready_s(self, app: str, mode: str, limit: int = 10) -> float | None:
+        """The median time to ready (s) of an app/mode's latest launches measured on this machine
+        (the startup scenario's ready_ms, any plan), or None when none was."""
+        rows = self.db.execute("SELECT value FROM figures WHERE app=? AND mode=? AND scenario='startup' "
+                               "AND metric='ready_ms' AND value IS NOT NULL ORDER BY id DESC LIMIT ?",
+                               (app, mode, limit)).fetchall()
+        if not rows:
+            return None
+        return statistics.median(r["value"] for r in rows) / 1000
 
     def runs(self) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM runs ORDER BY started_at DESC").fetchall()

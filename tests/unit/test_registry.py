@@ -80,6 +80,16 @@ def test_the_runner_walks_and_estimates_what_the_registry_says(with_toy):
     assert {s.label: s.estimate_s for s in runner.target_steps(longer, _target())}["app/jvm soak"] >= 600
 
 
+def test_a_launch_is_estimated_from_the_ready_time_measured_here_when_there_is_one(with_toy):
+    p = plan.validate({"name": "t", "scenarios": ["sweep"]}, "t")
+    unknown, fast, slow = _target(), _target(), _target()
+    fast.ready_s, slow.ready_s = 4.0, 20.0
+    launch = {name: {s.label: s.estimate_s for s in runner.target_steps(p, t)}[f"app/jvm {runner.LAUNCH}"]
+              for name, t in (("unknown", unknown), ("fast", fast), ("slow", slow))}
+    assert launch["fast"] < launch["unknown"] < launch["slow"]
+    assert launch["slow"] - launch["fast"] == pytest.approx(16.0)
+
+
 def test_prepare_scenarios_run_only_for_modes_that_need_them():
     p = plan.validate({"name": "t", "scenarios": ["startup"]}, "t")
     assert [sc.name for sc in runner.target_scenarios(p, _target())] == ["startup"]

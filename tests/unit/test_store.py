@@ -134,3 +134,19 @@ def test_a_schema_1_results_file_is_upgraded_and_its_runs_stay_comparable(tmp_pa
         s.close()
     store.Store(path).close()  # opening it again changes nothing
 
+
+
+def test_typical_ready_time_is_the_median_of_the_latest_launches_of_that_app_and_mode(tmp_path):
+    s = store.Store(tmp_path / "r.sqlite")
+    assert s.typical_ready_s("quarkus", "jvm") is None  # nothing measured yet
+    old = s.begin_run({"name": "p"}, ENV)
+    for ms in (9000.0, 9500.0):
+        s.add_figure(old, "quarkus", "jvm", "startup", "ready_ms", ms, "ms")
+    new = s.begin_run({"name": "other plan"}, ENV)
+    for ms in (4100.0, 3900.0, 4000.0):
+        s.add_figure(new, "quarkus", "jvm", "startup", "ready_ms", ms, "ms")
+    s.add_figure(new, "quarkus", "native", "startup", "ready_ms", 40.0, "ms")
+    s.add_figure(new, "quarkus", "jvm", "startup", "ttfr_ms", 99999.0, "ms")
+    assert s.typical_ready_s("quarkus", "jvm", limit=3) == pytest.approx(4.0)  # the latest three, any plan
+    assert s.typical_ready_s("quarkus", "jvm") == pytest.approx(4.1)  # all five: median 4,100 ms
+    assert s.typical_ready_s("quarkus", "native") == pytest.approx(0.04)
