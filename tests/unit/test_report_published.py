@@ -134,13 +134,7 @@ def test_a_study_median_over_all_runs_takes_the_first_launch_in(tmp_path):
 
 # --- every deviation declared -----------------------------------------------------------------
 
-def _study_plans() -> list:
-    rewritten = [pytest.mark.xfail(reason="kt2020 plan rewritten separately", strict=False)]
-    return [pytest.param(name, study, marks=rewritten if name == "kt2020" else [], id=name)
-            for name, study in methods.STUDY_PLANS.items()]
-
-
-@pytest.mark.parametrize("name, study", _study_plans())
+@pytest.mark.parametrize("name, study", list(methods.STUDY_PLANS.items()), ids=list(methods.STUDY_PLANS))
 def test_every_way_a_study_plan_differs_from_its_study_is_declared(name, study):
     data = plans.load(name).data
     assert methods.undeclared(data, study) == []
