@@ -191,7 +191,7 @@ def cmd_run(args) -> int:
                                         name=args.name, jdk=args.jdk)
         return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root)
     if not args.plan and not args.app_dir:
-        raise LabError("run needs a plan (quick, full, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
+        raise LabError("run needs a plan (quick, full, sizing, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
                        "or --app-jar/--app-cmd")
     # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
     only = (args.apps or None) if args.plan else (args.apps or [])
@@ -276,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also measure your own app described by DIR/perflab.toml (repeatable)")
     q.set_defaults(func=cmd_quick)
 
-    r = sub.add_parser("run", help="run a plan (quick, full, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
+    r = sub.add_parser("run", help="run a plan (quick, full, sizing, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
                        epilog="Your own apps: perflab run [PLAN] --app-dir DIR [--app-dir DIR2 ...], each DIR holding a "
                               "perflab.toml (its own schema and seed, smoke requests, placeholders such as {db_jdbc_url}: "
                               "see README, Bring your own app). A jar or command without a descriptor: perflab run "

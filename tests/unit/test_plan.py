@@ -10,7 +10,7 @@ from perflab.errors import LabError
 
 def test_builtin_plans_validate_and_record_their_reductions():
     names = plan.builtin_names()
-    assert {"quick", "rt2019", "lab2020", "kt2020"} <= set(names)
+    assert {"quick", "full", "sizing", "rt2019", "lab2020", "kt2020"} <= set(names)
     for name in names:
         p = plan.load(name)
         assert p.name == name
