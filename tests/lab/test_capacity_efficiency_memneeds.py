@@ -77,11 +77,18 @@ def test_capacity_efficiency_and_memory_needs_of_the_go_reference(go_run):
     steps = _figures(s, run_id, "capacity", "offered_rate")
     assert len(steps) >= 2 and capacity.params["ended_by"] in (cs.APP, cs.DRIVER, cs.MAX_RATE)
     passed = [f for f in steps if f.params["passed"]]
-    assert capacity.value == max(f.value for f in passed)
+    # a failing rate is measured again (confirm, then decide when the two disagree): the rate's verdict
+    # is what most of its measurements said, so one passing re-measurement of a failed rate is no capacity
+    votes: dict[float, list[bool]] = {}
+    for f in steps:
+        votes.setdefault(f.value, []).append(f.params["passed"])
+    held = [rate for rate, v in votes.items() if 2 * sum(v) > len(v)]
+    assert capacity.value == max(held), votes
+    assert set(capacity.extra["disagreed"]) == {rate for rate, v in votes.items() if len(set(v)) == 2}
     p99 = {f.params["step"]: f.value for f in _figures(s, run_id, "capacity", "latency_p99_ms")}
     assert all(p99[f.params["step"]] <= 25 for f in passed)
     if capacity.params["ended_by"] == cs.APP:  # a rate above the capacity failed, within the resolution
-        failed = [f.value for f in steps if not f.params["passed"]]
+        failed = [rate for rate, v in votes.items() if 2 * sum(v) < len(v)]
         assert min(v for v in failed if v > capacity.value) <= capacity.value * 1.25 + 1
     for metric in ("latency_p50_ms", "latency_p99.9_ms", "rps", "errors"):
         assert len(_figures(s, run_id, "capacity", metric)) == len(steps), metric
