@@ -59,6 +59,9 @@ class Estimate:
     settings: Any
     repeats: int
     start_s: float
+    # whether the mode runs on a JVM (it then needs the long warm-up); not guessed from start_s,
+    # which is measured and can be a few seconds for a fast-starting JVM
+    jvm: bool = False
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,17 @@ def test_a_launch_is_estimated_from_the_ready_time_measured_here_when_there_is_o
     assert launch["slow"] - launch["fast"] == pytest.approx(16.0)
 
 
+def test_a_fast_starting_jvm_is_still_given_a_jvm_s_warm_up_in_the_estimate():
+    # a JVM that got ready in 4 s here still warms up for up to warmup_max_s; a native app does not
+    p = plan.validate({"name": "t", "scenarios": ["steady"], "steady": {"warmup_max_s": 120}}, "t")
+    jvm, native = _target(), _target(is_jvm=False)
+    jvm.ready_s = native.ready_s = 4.0
+    steady = {name: {s.label: s.estimate_s for s in runner.target_steps(p, t)}["app/jvm steady"]
+              for name, t in (("jvm", jvm), ("native", native))}
+    launches = p.settings("steady").launches
+    assert steady["jvm"] - steady["native"] >= launches * (120 - 30)
+
+
 def test_prepare_scenarios_run_only_for_modes_that_need_them():
     p = plan.validate({"name": "t", "scenarios": ["startup"]}, "t")
     assert [sc.name for sc in runner.target_scenarios(p, _target())] == ["startup"]

@@ -182,7 +182,7 @@ def run(ctx: Context) -> dict[str, float | None]:
 
 def estimate_s(e: Estimate) -> float:
     cfg: CapacitySettings = e.settings
-    warm = cfg.warmup_max_s if e.start_s > 5 else cfg.window + 2
+    warm = cfg.warmup_max_s if e.jvm else cfg.window + 2
     # before anything is measured: guess the capacity at a few thousand req/s (one app CPU)
     guess = max(cfg.start_rate, min(cfg.max_rate, 3000.0))
     grow = 2 + math.ceil(math.log(guess / cfg.start_rate, cfg.growth))

@@ -94,7 +94,7 @@ def run(ctx: Context) -> None:
 
 def estimate_s(e: Estimate) -> float:
     cfg: EfficiencySettings = e.settings
-    warm = cfg.warmup_max_s / 3 if e.start_s > 5 else cfg.window + 2  # the load instance is warm by now
+    warm = cfg.warmup_max_s / 3 if e.jvm else cfg.window + 2  # the load instance is warm by now
     return warm + len(cfg.rates) * (cfg.step_warmup_s + cfg.step_s + 1)
 
 

@@ -177,8 +177,8 @@ def run(ctx: Context) -> None:
 
 def estimate_s(e: Estimate) -> float:
     cfg: MemneedsSettings = e.settings
-    steps = len(cfg.heaps_mb) if e.start_s > 5 else len(cfg.limits_mb)
-    warm = cfg.warmup_max_s if e.start_s > 5 else cfg.window + 2
+    steps = len(cfg.heaps_mb) if e.jvm else len(cfg.limits_mb)
+    warm = cfg.warmup_max_s if e.jvm else cfg.window + 2
     return steps * (e.start_s + warm + cfg.measure_s + 2)
 
 

@@ -365,7 +365,7 @@ def run(ctx: Context) -> None:
 def estimate_s(e: Estimate) -> float:
     cfg: SteadySettings = e.settings
     # at one CPU a JVM's JIT keeps compiling for a minute or more: expect it to use its maximum
-    warm = cfg.warmup_max_s if e.start_s > 5 else min(cfg.warmup_max_s, cfg.window * cfg.interval_s + 2)
+    warm = cfg.warmup_max_s if e.jvm else min(cfg.warmup_max_s, cfg.window * cfg.interval_s + 2)
     measure = min(cfg.measure_max_s, cfg.window * cfg.interval_s)
     open_loop = cfg.open_loop_s if cfg.open_loop_fraction > 0 else 0.0
     return cfg.launches * (e.start_s + len(cfg.points) * (warm + measure) * 1.1 + open_loop + 2)
