@@ -18,7 +18,10 @@ Pure functions; the rank test and the bootstrap are SciPy's.
   ``PERMUTATION_MAX_SPLITS`` splits; beyond either limit the normal approximation with tie
   correction. Small samples cannot reach a small p at all: the smallest two-sided p for n1 and n2
   values is 2 / C(n1 + n2, n1) (0.1 for 3 vs 3), and the result says so in ``min_p_possible`` and
-  ``note``, with the repeat count that can reach ``alpha`` (``min_repeats``).
+  ``note``, with the repeat count that can reach ``alpha`` (``min_repeats``). There, with at least
+  two values a side, Welch's t-test on the values decides instead (``welch_p``): it can reach a
+  small p with the 2-3 fresh launches quick and the study plans take, at the price of assuming
+  roughly normal launch-to-launch variation, and the result says it used it (``method``).
 """
 
 from __future__ import annotations
@@ -202,6 +205,15 @@ def min_repeats(alpha: float = 0.05) -> int:
     return n
 
 
+def welch_p(a: Sequence[float], b: Sequence[float]) -> float:
+    """Two-sided p of Welch's t-test (unequal variances); 1 when neither sample varies and their
+    means are equal, 0 when neither varies and the means differ (no noise to hide the difference)."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if np.ptp(x) == 0 and np.ptp(y) == 0:
+        return 1.0 if x[0] == y[0] else 0.0
+    return float(sps.ttest_ind(x, y, equal_var=False).pvalue)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """Candidate vs baseline for one figure."""
@@ -244,6 +256,14 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], *, higher_is_
     change = relative_change(base.median, cand.median)
     u, p = mann_whitney_u(candidate, baseline)
     min_p = smallest_p(base.n, cand.n)
+    method = (f"{rank_test_method(candidate, baseline)} two-sided Mann-Whitney U on the samples; "
+              "change of the medians")
+    parametric = min_p > alpha and min(base.n, cand.n) >= 2
+    if parametric:  # the rank test cannot reach alpha at these sizes: Welch's t-test can
+        p = welch_p(candidate, baseline)
+        min_p = 0.0
+        method = ("two-sided Welch t-test on the values (too few for the rank test to reach alpha; "
+                  "assumes roughly normal variation); change of the medians")
     significant = p <= alpha and abs(change) >= min_change and change != 0
     if significant:
         better = change > 0 if higher_is_better else change < 0
@@ -255,8 +275,9 @@ def compare(baseline: Sequence[float], candidate: Sequence[float], *, higher_is_
         note = (f"with {base.n} and {cand.n} values the smallest possible p is {min_p:.3f} > "
                 f"alpha {alpha}: no change can be called significant; measure at least "
                 f"{min_repeats(alpha)} repeats on each side")
-    method = (f"{rank_test_method(candidate, baseline)} two-sided Mann-Whitney U on the samples; "
-              "change of the medians")
+    elif parametric:
+        note = (f"{base.n} and {cand.n} values: Welch's t-test, not the rank test (whose smallest p here is "
+                f"{smallest_p(base.n, cand.n):.3f}); {min_repeats(alpha)} repeats a side allow the rank test")
     return Comparison(baseline=base, candidate=cand, relative_change=change, u=u, p_value=p,
                       alpha=alpha, min_p_possible=min_p, significant=significant,
                       verdict=verdict, higher_is_better=higher_is_better, method=method, note=note)

@@ -59,30 +59,40 @@ def test_noise_is_not_called_a_change(store):
     assert change.result.p_value > 0.05
 
 
-def test_three_repeats_are_too_few_for_a_verdict_and_it_says_so(store):
+def test_three_launches_a_side_are_judged_by_welch_s_t_test_and_it_says_so(store):
+    # the rank test's smallest p at 3 vs 3 is 0.1: Welch's t-test decides, and the line says so
     a = _run(store, {("sweep", "fruits c=10", "rps"): [100.0, 101.0, 99.0]})
     b = _run(store, {("sweep", "fruits c=10", "rps"): [200.0, 201.0, 199.0]})
+    cmp = compare.compare_runs(a, b)
+    change = _change(cmp, "rps")
+    assert change.verdict == compare.BETTER and "Welch" in change.result.method
+    noisy = _run(store, {("sweep", "fruits c=10", "rps"): [150.0, 60.0, 110.0]})
+    assert _change(compare.compare_runs(a, noisy), "rps").verdict == compare.WITHIN_NOISE
+
+
+def test_one_value_is_too_few_for_any_verdict_and_it_says_so(store):
+    a = _run(store, {("sweep", "fruits c=10", "rps"): [100.0, 101.0, 99.0]})
+    b = _run(store, {("sweep", "fruits c=10", "rps"): [200.0]})
     cmp = compare.compare_runs(a, b)
     change = _change(cmp, "rps")
     assert change.verdict == compare.TOO_FEW and not change.ranges_overlap
     text = compare.render_text(cmp)
     assert "too few repeats: ranges apart, B better" in text
-    assert "smallest possible p is 0.100" in text
+    assert "smallest possible p is 0.500" in text
 
 
-def test_four_repeats_a_side_are_enough_and_three_against_four_are_not(store):
+def test_four_repeats_a_side_use_the_rank_test_and_three_against_four_do_not(store):
     # fully separated: 4 vs 4 reaches p = 2 / C(8, 4) = 2/70 = 0.029 <= 0.05; 3 vs 4 only
-    # 2 / C(7, 3) = 2/35 = 0.057
+    # 2 / C(7, 3) = 2/35 = 0.057, so Welch's t-test decides there
     a = _run(store, {("sweep", "fruits c=10", "rps"): [100.0, 101.0, 99.0, 100.5]})
     b = _run(store, {("sweep", "fruits c=10", "rps"): [120.0, 121.0, 119.0, 120.5]})
     enough = _change(compare.compare_runs(a, b), "rps")
     assert enough.verdict == compare.BETTER
-    assert enough.result.p_value == pytest.approx(2 / 70)
+    assert enough.result.p_value == pytest.approx(2 / 70) and "Mann-Whitney" in enough.result.method
     c = _run(store, {("sweep", "fruits c=10", "rps"): [120.0, 121.0, 119.0]})
-    cmp = compare.compare_runs(a, c)
-    assert _change(cmp, "rps").verdict == compare.TOO_FEW
-    assert _change(cmp, "rps").result.min_p_possible == pytest.approx(2 / 35)
-    assert "smallest possible p is 0.057" in compare.render_text(cmp)
+    fewer = _change(compare.compare_runs(a, c), "rps")
+    assert fewer.verdict == compare.BETTER and "Welch" in fewer.result.method
+    assert "rank test (whose smallest p here is 0.057)" in fewer.result.note
 
 
 def test_neutral_figures_are_higher_or_lower_not_better_or_worse(store):

@@ -244,15 +244,19 @@ def test_compare_overlapping_samples_no_change():
     assert not result.significant and result.verdict == stats.NO_CHANGE
 
 
-def test_compare_three_each_can_never_be_significant_and_says_so():
-    result = stats.compare([1, 2, 3], [100, 200, 300], higher_is_better=True)
-    assert result.min_p_possible == pytest.approx(0.1)
-    assert result.p_value == pytest.approx(0.1)
-    assert result.verdict == stats.NO_CHANGE
-    assert "smallest possible p is 0.100" in result.note
-    assert "at least 4 repeats on each side" in result.note
-    strict = stats.compare([1, 2, 3, 4], [100, 200, 300, 400], higher_is_better=True, alpha=0.01)
-    assert "at least 5 repeats" in strict.note and strict.verdict == stats.NO_CHANGE
+def test_compare_below_the_rank_test_s_reach_uses_welch_and_says_so():
+    result = stats.compare([1, 2, 3], [100, 101, 102], higher_is_better=True)
+    assert "Welch" in result.method and "smallest p here is 0.100" in result.note
+    assert result.verdict == stats.FASTER and result.p_value < 0.05
+    overlapping = stats.compare([100, 120, 80], [110, 90, 105], higher_is_better=True)
+    assert overlapping.verdict == stats.NO_CHANGE and overlapping.p_value > 0.5
+    alone = stats.compare([1], [100, 200, 300], higher_is_better=True)  # one value: no test at all
+    assert alone.verdict == stats.NO_CHANGE and "at least 4 repeats on each side" in alone.note
+
+
+def test_welch_without_any_variation_is_certain_either_way():
+    assert stats.welch_p([5, 5], [5, 5]) == 1.0
+    assert stats.welch_p([5, 5], [6, 6]) == 0.0
 
 
 def test_compare_min_change_filters_tiny_but_significant_shifts():

@@ -3,8 +3,9 @@ is beyond the noise of the repeats (exact Mann-Whitney U, perflab.stats.compare)
 
 Runs whose method differs (plan, limits, topology, versions: the store's method hash) are not
 comparable: compare refuses them unless forced, and a forced comparison says so on every line.
-With few repeats no test can reach significance (3 vs 3: the smallest p is 0.1); such lines say
-"too few repeats" and whether the two ranges at least do not overlap, never "no change".
+Where the rank test cannot reach significance (3 vs 3: its smallest p is 0.1) Welch's t-test on
+the launch values decides and the line says so; with a single value a side no test is possible:
+such lines say "too few repeats" and whether the two ranges at least do not overlap, never "no change".
 """
 
 from __future__ import annotations
