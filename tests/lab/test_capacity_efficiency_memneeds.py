@@ -117,5 +117,10 @@ def test_capacity_efficiency_and_memory_needs_of_the_go_reference(go_run):
         assert words in text, words
     paths = write_report(s, run_id)
     html = paths.html.read_text()
-    for key in ("capacity-curve", "efficiency-app_cpu_ms_per_request", "memneeds-curve"):
+    for key in ("capacity-curve", "capacity-warmup-warm-up /fruits", "efficiency-app_cpu_ms_per_request",
+                "memneeds-curve"):
         assert key in html, key
+    # every warm-up kept its intervals: the capacity's, efficiency's and one per memory step
+    timelines = {(r["scenario"], r["path"].rsplit("/", 1)[-1]) for r in s.files(run_id) if r["kind"] == "timeline"}
+    assert {("capacity", "timeline-warmup1.csv"), ("efficiency", "timeline-warmup1.csv"),
+            ("memneeds", "timeline-warmup-256mb.csv"), ("memneeds", "timeline-warmup-64mb.csv")} <= timelines

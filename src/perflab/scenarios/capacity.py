@@ -254,6 +254,7 @@ def describe(p: dict, plan: dict) -> str:
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     from perflab.report import charts as plot
+    from perflab.report import timeline_charts
 
     steps = [c for c in view.find("capacity") if c.params.get("step") is not None]
     series = []
@@ -269,9 +270,12 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
                                                                        plot.Point(max(rates), ms)],
                                   dash="dashdot", markers=False))
     ys = [p.y for s in series for p in s.points]
-    return [plot.line_chart("Latency vs offered rate (p50 dotted, p99 solid, p99.9 dashed)", series,
+    curve = plot.line_chart("Latency vs offered rate (p50 dotted, p99 solid, p99.9 dashed)", series,
                             plot.Axis("offered req/s", log=plot._spans_decades(rates)),
-                            plot.Axis("latency ms", log=plot._spans_decades(ys, 10)), key="capacity-curve")]
+                            plot.Axis("latency ms", log=plot._spans_decades(ys, 10)), key="capacity-curve")
+    # the warm-up before each search, every app/mode on one chart
+    return timeline_charts.warmup_charts(inputs.timelines, view, colors, scenario="capacity",
+                                         unread=inputs.unread) + [curve]
 
 
 def ensure_driver(settings: CapacitySettings, say) -> None:

@@ -82,7 +82,7 @@ def _at(cfg: MemneedsSettings, limit_mb: int, heap_mb: int | None):
                  heap_mb=heap_mb, path=cfg.path, method="GET")
 
 
-def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None) -> StepOutcome:
+def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> StepOutcome:
     cfg: MemneedsSettings = ctx.settings
     spec = ctx.spec(memory_mb=limit_mb)
     if heap_mb is not None:
@@ -97,7 +97,7 @@ def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None) -> StepOutcome:
     oom = None
     try:
         inst.wait_until_ready(cfg.timeout_s)
-        warm = until_steady(ctx, inst, cfg.path, cfg, what=f"{limit_mb} MB: ")
+        warm = until_steady(ctx, inst, cfg.path, cfg, what=f"{limit_mb} MB: ", launch=step, tag=f"-{limit_mb}mb")
         flags += [] if warm.steady else ["not-steady"]
         extra["warmup"] = warm.why
         pid = _jvm_pid(inst)
@@ -155,7 +155,7 @@ def run(ctx: Context) -> None:
             skipped.append(limit_mb)
             continue
         ctx.progress.update(f"{limit_mb} MB" + (f", heap {heap_mb} MB" if heap_mb else ""))
-        done.append(_one_step(ctx, limit_mb, heap_mb))
+        done.append(_one_step(ctx, limit_mb, heap_mb, len(done) + 1))
     best = max((s.rps for s in done), default=0.0)
     for s in done:
         if best > 0:

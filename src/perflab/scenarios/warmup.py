@@ -2,7 +2,8 @@
 instead of a fixed sleep: closed-loop one-second intervals until the last `window` of them are
 steady (perflab.steadystate.judge) and, for JVM modes, the JIT compiles less than its limit a
 second (the steady scenario's JIT watch), or until a maximum. The settings are a table part that
-the capacity, efficiency and memneeds scenarios share.
+the capacity, efficiency and memneeds scenarios share. Every interval is kept as a timeline file of
+the scenario (perflab.scenarios.intervals), so the report can show how the warm-up went.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from perflab.drivers import wrk
 from perflab.instance import Instance
 from perflab.scenario import Context
+from perflab.scenarios import intervals
 from perflab.scenarios.steady import _jvm_pid, _JitWatch
 from perflab.settings import Settings, setting
 from perflab.steadystate import Rule, judge
@@ -41,16 +43,37 @@ class WarmedUp:
     why: str
 
 
-def until_steady(ctx: Context, inst: Instance, path: str, cfg: WarmupSettings, what: str = "") -> WarmedUp:
+def until_steady(ctx: Context, inst: Instance, path: str, cfg: WarmupSettings, what: str = "",
+                 launch: int = 1, tag: str = "") -> WarmedUp:
+    """Warm `inst` up on `path`; its intervals are stored as the timeline of warm-up number `launch`
+    (a scenario that warms several fresh instances up numbers them; `tag` names the file)."""
+    rows: list[list] = []
+    try:
+        return _until_steady(ctx, inst, path, cfg, what, launch, rows)
+    finally:  # also when the app dies mid-warm-up: the timeline shows how far it got
+        intervals.write(ctx, f"timeline-warmup{tag or launch}.csv", rows)
+
+
+def _until_steady(ctx: Context, inst: Instance, path: str, cfg: WarmupSettings, what: str, launch: int,
+                  rows: list[list]) -> WarmedUp:
     rule = cfg.rule()
     cpus = ctx.lab.driver_cpus()
     jit = _JitWatch(_jvm_pid(inst), cfg)
     values: list[float] = []
     started = time.monotonic()
+    point = f"warm-up {path} c={cfg.warmup_connections}"
     while True:
         inst.check_alive()
+        begin_ns = time.monotonic_ns()
         result = wrk.run_wrk(inst.base_url + path, connections=cfg.warmup_connections,
                              threads=max(1, min(cfg.warmup_connections, len(cpus))), duration_s=1, cpus=cpus)
+        end_ns = time.monotonic_ns()
+        rows.append(intervals.row(
+            launch=launch, point=point, phase="warmup", t_s=(end_ns - inst.spawn_ns) / 1e9,
+            duration_s=result.duration_s, requests=result.requests, errors=result.errors.total,
+            mean_ms=result.latency.mean_ms, p50_ms=result.latency.percentile("50"),
+            p90_ms=result.latency.percentile("90"), p99_ms=result.latency.percentile("99"),
+            max_ms=result.latency.max_ms, cpu_share=intervals.app_cpu_share(inst, begin_ns, end_ns)))
         values.append(result.rps)
         verdict = judge(values, rule)
         compiling = jit.still_compiling(len(values)) if verdict.steady else ""
