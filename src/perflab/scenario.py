@@ -65,6 +65,18 @@ class Estimate:
 
 
 @dataclass(frozen=True)
+class TextTable:
+    """A table of words rather than measured cells (e.g. a study's steps beside the measured
+    ones, by name): the summary and the report lay it out as given."""
+
+    key: str
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     title: str
@@ -80,6 +92,8 @@ class Scenario:
     # sentences the summary and report print under the scenario's tables (e.g. how stable its
     # headline figures were): (the run) -> lines
     remarks: Callable[["RunView"], list[str]] | None = None
+    # tables of words shown after its tables and before the remarks: (the run) -> tables
+    text_tables: Callable[["RunView"], list[TextTable]] | None = None
     # the plan's settings in words for the report: (the stored plan's table, the whole plan) -> text
     describe: Callable[[dict, dict], str] | None = None
     # earlier scenarios whose results this one reads from ctx.results (when they ran)
@@ -95,6 +109,10 @@ class Scenario:
     applies_why: str = ""
     # the parameters of a point label stored before points carried parameters (old runs)
     legacy_params: Callable[[str], dict] | None = None
+
+    def words(self, view: "RunView") -> tuple[list[TextTable], list[str]]:
+        """Its tables of words and its remarks on a run (none where it declares none)."""
+        return (self.text_tables(view) if self.text_tables else [], self.remarks(view) if self.remarks else [])
 
 
 @dataclass

@@ -65,8 +65,45 @@ def test_the_mixed_file_claim_needs_dev_mode_and_reports_the_restart_figure_othe
     assert _verdict(held, "4.1.3").verdict == "held"
 
 
-def test_remarks_put_the_published_steps_beside_the_measured_ones(workdir):
-    view = _view([("spring-boot", "devtools", "hello", "steps", 3),
-                  ("spring-boot", "devtools", "hello", "round_trip_s", 9.0)])
-    text = "\n".join(claims.remarks(view))
-    assert "Framework A 6" in text and "spring-boot devtools: 3 steps" in text and "9.0 s" in text
+def _devloop_run(store: Store) -> str:
+    """Quarkus dev mode (no step after the save) and Spring Boot DevTools (a compile), three repeats
+    each; Spring Boot's rebuild-restart loop failed to build."""
+    run = store.begin_run({"name": "t", "scenarios": ["devloop"]}, {})
+    for app, loop, after, seconds in (("quarkus", "dev-mode", [], (1.2, 1.5, 1.9)),
+                                      ("spring-boot", "devtools", ["compile"], (8.0, 9.0, 11.0))):
+        for repeat, value in enumerate(seconds):
+            at = {"point": f"{loop} hello", "repeat": repeat}
+            params = {"loop": loop, "edit": "hello"}
+            store.add_figure(run, app, "jvm", "devloop", "round_trip_s", value, "s", params=params, **at)
+            store.add_figure(run, app, "jvm", "devloop", "steps", 2 + len(after), "steps",
+                             params={**params, "after_save": after}, **at)
+    store.add_outcome(run, "spring-boot", "jvm", "devloop:rebuild-restart", "failed",
+                      "devloop: building spring-boot in its working copy failed (exit 1)")
+    store.finish_run(run, "complete")
+    return run
+
+
+def test_the_step_table_names_the_measured_steps_beside_the_published_ones(workdir):
+    store = Store()
+    (table,) = claims.step_table(load(store, _devloop_run(store)))
+    rows = {(r[0], r[1]): r for r in table.rows}
+    assert rows[("quarkus/jvm", "dev-mode")][3:] == ["2 (change, save)", "Quarkus: 2 (change, save)", "1.50 [1.20-1.90] s"]
+    assert rows[("spring-boot/jvm", "devtools")][3:] == [
+        "3 (change, save, compile)", "Framework A: 6 (change, save, stop, rebuild, restart, test)", "9.00 [8.00-11] s"]
+
+
+def test_both_reports_show_the_step_table_and_each_claims_verdict_with_its_reason(workdir, tmp_path):
+    from perflab.report import write_report
+
+    store = Store()
+    paths = write_report(store, _devloop_run(store), tmp_path / "report")
+    html, md = paths.html.read_text(), paths.markdown.read_text()
+    held = "4.1.1 Quarkus (Quarkus shows a code change after two steps (change, save), without a restart): held"
+    unclear = "LAB-2020 4.1.2 (a Kafka stream app is live-coded without stopping the Kafka broker): unclear"
+    assert held in md and unclear in md and "stream-quarkus dev-mode was not measured in this run" in md
+    assert "| spring-boot/jvm | devtools | hello | 3 (change, save, compile) | Framework A: 6 " in md
+    assert held in html and unclear in html
+    steps = html[html.index('<table data-table="devloop-steps">'):]
+    steps = steps[:steps.index("</table>")]
+    assert "<td>3 (change, save, compile)</td><td>Framework A: 6 (change, save, stop, rebuild, restart, test)</td>" in steps
+    assert "<td>1.50 [1.20-1.90] s</td>" in steps

@@ -151,13 +151,18 @@ def cost_view(view: RunView) -> dict:
 
 def scenario_view(view: RunView, scenario: str, extras: RunExtras, colors: dict[str, str],
                   claims: list[ratios.ClaimResult], ids: itertools.count) -> dict:
-    """One scenario's section: its intro, what was not measured, charts (with page-unique ids), tables, claims."""
+    """One scenario's section: its intro, what was not measured, charts (with page-unique ids), tables,
+    its remarks, claims."""
     gaps = [m for m in missing(view) if m.scenario.split(":")[0] == scenario]
+    sc = registry.get(scenario)
+    text_tables, remarks = sc.words(view) if sc is not None else ([], [])
     return {
         "name": scenario, "title": scenario_title(scenario), "intro": scenario_intro(view, scenario),
         "gaps": "; ".join(m.text() for m in gaps),
         "charts": [(f"chart-{next(ids)}", c) for c in scenario_charts(view, scenario, extras, colors)],
-        "tables": scenario_tables(view, scenario), "claims": [claim_view(c) for c in claims],
+        "tables": scenario_tables(view, scenario), "text_tables": text_tables,
+        "remarks": [line.strip() for line in remarks if line.strip()],  # the terminal's indents mean nothing here
+        "claims": [claim_view(c) for c in claims],
     }
 
 

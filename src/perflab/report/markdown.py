@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from perflab import registry
 from perflab.report import cost, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
 from perflab.report.published import projection as published_projection
@@ -13,6 +14,7 @@ from perflab.report.facts import (RunExtras, environment_rows, method_rows, miss
 from perflab.report.tables import (FLAG_MARK, Table, scenario_title, flag_help, fmt_published, fmt_ratio, fmt_value,
                                    cell_text, marks, report_scenarios, scenario_tables, spread_text)
 from perflab.results import Cell, RunView
+from perflab.scenario import TextTable
 
 
 def _esc(text: object) -> str:
@@ -35,6 +37,10 @@ def md_table(headers: list[str], rows: list[list[str]]) -> str:
 def table_md(t: Table) -> str:
     body = md_table([t.row_header, *t.columns], [[lbl, *(cell_md(c) for c in row)] for lbl, row in t.rows])
     return f"#### {t.title}\n\n{body}" + (f"\n\n_{t.note}_" if t.note else "")
+
+
+def text_table_md(t: TextTable) -> str:
+    return f"#### {t.title}\n\n{md_table(t.headers, t.rows)}" + (f"\n\n_{t.note}_" if t.note else "")
 
 
 def _ratio_text(r: ratios.Ratio) -> str:
@@ -176,6 +182,11 @@ def render(view: RunView, extras: RunExtras) -> str:
             out.append("Not measured: " + "; ".join(m.text() for m in mine))
         tables = scenario_tables(view, s)
         out += [table_md(t) for t in tables]
+        sc = registry.get(s)
+        text_tables, remarks = sc.words(view) if sc is not None else ([], [])
+        out += [text_table_md(t) for t in text_tables]
+        if any(line.strip() for line in remarks):
+            out.append("\n".join(f"- {line.strip()}" for line in remarks if line.strip()))
         claims = [r for r in claim_results if r.claim.where.scenario == s]
         if claims:
             out.append("### Published figures beside these")

@@ -11,21 +11,34 @@ import sys
 from rich import box
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from perflab import registry
 from perflab.report import ratios
 from perflab.report.tables import (FLAG_MARK, Table, cell_text, flag_help, report_scenarios, scenario_tables,
                                    scenario_title)
 from perflab.results import RunView
+from perflab.scenario import TextTable
 
 
 def _rich(t: Table) -> RichTable:
-    out = RichTable(title=t.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-    out.add_column(t.row_header, no_wrap=True)
+    out = RichTable(title=Text(t.title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    out.add_column(Text(t.row_header), no_wrap=True)
     for column in t.columns:
-        out.add_column(column, overflow="fold")
+        out.add_column(Text(column), overflow="fold")
+    # as Text: marks such as "[not-visible]" would otherwise be taken for markup and dropped
     for label, cells in t.rows:
-        out.add_row(label, *(cell_text(c) for c in cells))
+        out.add_row(Text(label), *(Text(cell_text(c)) for c in cells))
+    return out
+
+
+def _rich_words(t: TextTable) -> RichTable:
+    out = RichTable(title=Text(t.title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                    caption=Text(t.note) if t.note else None, caption_justify="left")
+    for header in t.headers:
+        out.add_column(Text(header), overflow="fold")
+    for row in t.rows:
+        out.add_row(*(Text(c) for c in row))
     return out
 
 
@@ -51,7 +64,9 @@ def render(view: RunView, width: int | None = None) -> str:
     flags: set[str] = set()
     for scenario in report_scenarios(view):
         tables = [t for t in scenario_tables(view, scenario) if t.terminal and t.rows]
-        if not tables:
+        sc = registry.get(scenario)
+        text_tables, remarks = sc.words(view) if sc is not None else ([], [])
+        if not tables and not text_tables:
             continue
         console.print()
         console.print(scenario_title(scenario), markup=False)
@@ -59,8 +74,10 @@ def render(view: RunView, width: int | None = None) -> str:
             console.print()
             console.print(_rich(t))
             flags |= {f for c in t.cells() for f in c.flags}
-        sc = registry.get(scenario)
-        for line in (sc.remarks(view) if sc is not None and sc.remarks else []):
+        for t in text_tables:
+            console.print()
+            console.print(_rich_words(t))
+        for line in remarks:
             console.print(line, markup=False)
     counts = ratios.count(ratios.evaluate_all(view))
     if counts.checked:

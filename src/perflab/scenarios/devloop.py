@@ -23,7 +23,7 @@ import time
 from perflab import apps, kafka, postgres, procs
 from perflab.devloop import claims
 from perflab.devloop.edits import HELLO, TRANSFORM, HelloSource
-from perflab.devloop.loops import Unavailable, loops_for
+from perflab.devloop.loops import Loop, loops_for
 from perflab.devloop.roundtrip import BROKEN, LoopResult, Script
 from perflab.devloop.stream import StreamScript
 from perflab.devloop.workcopy import WorkingCopy
@@ -73,11 +73,31 @@ def _record(ctx: Context, result: LoopResult, stream: bool) -> None:
         # a change that never showed is stored at the timeout, flagged, so it is not silently missing
         seconds = trip.seconds if trip.seconds is not None else ctx.settings.timeout_s
         ctx.record(metric, seconds, "s", at=where, repeat=trip.repeat, extra=extra, flags=flags)
-        ctx.record("steps", len(claims.BY_HAND) + len(trip.steps), "steps", at=where, repeat=trip.repeat, extra=extra)
+        # the steps by name in the point, so the report can list them beside LAB-2020's
+        named = point(where.label, **where.params, after_save=list(trip.steps))
+        ctx.record("steps", len(claims.BY_HAND) + len(trip.steps), "steps", at=named, repeat=trip.repeat, extra=extra)
         ctx.record("error_line", trip.line, "line", at=where, repeat=trip.repeat, extra=extra)
         ctx.record("app_restarts", trip.restarts, "restarts", at=where, repeat=trip.repeat)
         if trip.db_kept is not None:
             ctx.record("db_connections_kept", float(trip.db_kept), "yes=1", at=where, repeat=trip.repeat)
+
+
+def _loop(ctx: Context, kind: type[Loop], source: HelloSource, env: dict[str, str], broken: bool,
+          broker) -> LoopResult:
+    """One loop scripted on a fresh working copy; raises LabError (Unavailable with its status)
+    when it cannot run."""
+    cfg: DevloopSettings = ctx.settings
+    ctx.progress.update(f"{ctx.app.name} {kind.kind}: working copy")
+    with WorkingCopy(ctx.app) as wc:
+        loop = kind(wc, ctx.mode, procs.free_port(), env, ctx.lab.log_dir, cfg.timeout_s,
+                    list(ctx.plan["limits"]["jvm_opts"]))
+        args = (loop, source, ctx.app.first_response_path, cfg.poll_ms / 1e3, _backends(ctx))
+        say = lambda text: ctx.progress.update(f"{ctx.app.name} {text}")  # noqa: E731
+        script = StreamScript(*args, broker=broker, say=say) if broker else Script(*args, say=say)
+        try:
+            return script.run(cfg.repeats, broken)
+        finally:
+            loop.stop()
 
 
 def _loops(ctx: Context, source: HelloSource, env: dict[str, str], broken: bool, broker=None) -> None:
@@ -86,20 +106,12 @@ def _loops(ctx: Context, source: HelloSource, env: dict[str, str], broken: bool,
     if not cfg.restart_too and len(kinds) > 1:
         kinds = kinds[:1]
     for kind in kinds:
-        ctx.progress.update(f"{ctx.app.name} {kind.kind}: working copy")
-        with WorkingCopy(ctx.app) as wc:
-            loop = kind(wc, ctx.mode, procs.free_port(), env, ctx.lab.log_dir, cfg.timeout_s,
-                        list(ctx.plan["limits"]["jvm_opts"]))
-            args = (loop, source, ctx.app.first_response_path, cfg.poll_ms / 1e3, _backends(ctx))
-            say = lambda text: ctx.progress.update(f"{ctx.app.name} {text}")  # noqa: E731
-            script = StreamScript(*args, broker=broker, say=say) if broker else Script(*args, say=say)
-            try:
-                result = script.run(cfg.repeats, broken)
-            except Unavailable as exc:
-                ctx.outcome(exc.status, exc.message, part=kind.kind)
-                continue
-            finally:
-                loop.stop()
+        try:
+            result = _loop(ctx, kind, source, env, broken, broker)
+        except LabError as exc:
+            # this loop only (e.g. its build failed in the working copy): the app's other loops still run
+            ctx.outcome(getattr(exc, "status", "failed"), exc.message, part=kind.kind)
+            continue
         _record(ctx, result, stream=broker is not None)
         lost = [t for t in result.trips if t.seconds is None]
         ctx.outcome("ok" if not lost else "failed",
@@ -174,5 +186,5 @@ def describe(p: dict, plan: dict) -> str:
 
 SCENARIO = Scenario(
     name="devloop", title="The developer loop: save to change visible (LAB-2020 4.1)", phase=Phase.OWN_AFTER,
-    settings=DevloopSettings, run=run, estimate_s=estimate_s, remarks=claims.remarks, describe=describe,
-    setup=setup)
+    settings=DevloopSettings, run=run, estimate_s=estimate_s, remarks=claims.remarks,
+    text_tables=claims.step_table, describe=describe, setup=setup)
