@@ -15,7 +15,7 @@ PLAN = {"name": "r", "scenarios": ["footprint", "startup", "sweep"],
         "sweep": {"series": [{"name": "fruits", "path": "/fruits", "connections": [10, 40]},
                              {"name": "todos", "path": "/todos", "connections": [8, 32]}]}}
 KNOWN_METRICS = {"artifact_mb", "build_s", "ttfr_ms", "framework_start_ms", "ready_ms", "rss_after_first_mb",
-                 "rss_rest_mb", "rss_peak_mb", "cgroup_rest_mb", "cgroup_peak_mb", "rps", "rps_per_mb", "latency_mean_ms", "latency_max_ms", "instances",
+                 "rss_rest_mb", "rss_peak_mb", "cgroup_rest_mb", "cgroup_peak_mb", "docker_rest_mb", "docker_peak_mb", "rps", "rps_per_mb", "latency_mean_ms", "latency_max_ms", "instances",
                  "projected_rps", "rss_10_instances_mb", "ttfr_minus_reference_ms", "requests"}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perflab.report.published import claims as published
 from perflab.report.tables import Table, fmt_published, fmt_ratio
 from perflab.results import Cell, RunView
 
@@ -42,35 +43,38 @@ class Figure:
     blog: dict[str, str]
 
 
-def _n(v: float) -> str:
-    return fmt_published(v)
+def _blog(figures: dict[str, float]) -> dict[str, str]:
+    """The blog's JVM figures (published.claims holds them) under the frameworks' names."""
+    labels = {SPRING.name: "Spring", QUARKUS.name: "Q-JVM"}
+    return {fw: fmt_published(figures[label]) for fw, label in labels.items() if label in figures}
 
 
 THROUGHPUT = (
-    Figure("GET 10 s, fresh app (cold)", SCENARIO, "rps", "GET cold", {SPRING.name: _n(3240), QUARKUS.name: _n(1020)}),
-    Figure("POST 10 s, fresh app (cold)", SCENARIO, "rps", "POST cold", {SPRING.name: _n(1623), QUARKUS.name: _n(644)}),
+    Figure("GET 10 s, fresh app (cold)", SCENARIO, "rps", "GET cold", _blog(published.KT2020_GET)),
+    Figure("POST 10 s, fresh app (cold)", SCENARIO, "rps", "POST cold", _blog(published.KT2020_POST)),
     Figure("GET 10 s after a warm-up", SCENARIO, "rps", "GET warm", {}),
     Figure("POST 10 s after a warm-up", SCENARIO, "rps", "POST warm", {}),
-    Figure("GET, long run on the warmed app", SCENARIO, "rps", "GET long", {SPRING.name: _n(7137)}),
-    Figure("POST, long run on the warmed app", SCENARIO, "rps", "POST long", {SPRING.name: _n(2779)}),
+    Figure("GET, long run on the warmed app", SCENARIO, "rps", "GET long", _blog(published.KT2020_SOAK_GET)),
+    Figure("POST, long run on the warmed app", SCENARIO, "rps", "POST long", _blog(published.KT2020_SOAK_POST)),
 )
 START_AND_MEMORY = (
-    Figure("launch time from the log, ms", "startup", "framework_start_ms", "warm",
-           {SPRING.name: "~2,700-2,900", QUARKUS.name: "~1,700-1,900"}),
+    Figure("launch time from the log, median of the 10 launches after the first, ms", "startup",
+           "framework_start_ms", "warm", _blog(published.KT2020_LAUNCH_MS)),
     Figure("first launch from the log, ms", "startup", "framework_start_ms", "cold",
-           {SPRING.name: _n(3800), QUARKUS.name: _n(3700)}),
-    Figure("artifact (uber-jar), MB", "footprint", "artifact_mb", "", {SPRING.name: "26.9", QUARKUS.name: "23.4"}),
+           _blog(published.KT2020_FIRST_LAUNCH_MS)),
+    Figure("artifact (uber-jar), MB", "footprint", "artifact_mb", "", _blog(published.KT2020_ARTIFACT_MB)),
     Figure("RSS at rest, MB", SCENARIO, "rss_rest_mb", "at rest", {}),
     Figure("cgroup memory at rest, MB", SCENARIO, "cgroup_rest_mb", "at rest", {}),
     Figure("memory at rest as docker stats shows it, MB", SCENARIO, "docker_rest_mb", "at rest",
-           {SPRING.name: _n(287), QUARKUS.name: _n(97)}),
+           _blog(published.KT2020_REST_MB)),
     Figure("peak RSS under the 1-minute load, MB", SCENARIO, "rss_peak_mb", "under load", {}),
     Figure("peak cgroup memory under the 1-minute load, MB", SCENARIO, "cgroup_peak_mb", "under load", {}),
     Figure("peak memory under the 1-minute load as docker stats shows it, MB", SCENARIO, "docker_peak_mb",
-           "under load", {SPRING.name: _n(602), QUARKUS.name: _n(418)}),
+           "under load", _blog(published.KT2020_MAX_MB)),
 )
 # Spring over Quarkus as the blog published it (req/s)
-BLOG_RATIOS = {"GET cold": 3240 / 1020, "POST cold": 1623 / 644}
+BLOG_RATIOS = {"GET cold": published.KT2020_GET["Spring"] / published.KT2020_GET["Q-JVM"],
+               "POST cold": published.KT2020_POST["Spring"] / published.KT2020_POST["Q-JVM"]}
 
 
 def _cell(view: RunView, fig: Figure, fw: Framework, column: str) -> Cell | None:
@@ -98,7 +102,8 @@ def tables(view: RunView) -> list[Table]:
                "as published / fixed: the blog's Kotlin services on H2; contract app: our Java/JPA app on PostgreSQL"),
         _table(view, "kt2020-start-memory", "KT-2020: start, artifact and memory", START_AND_MEMORY,
                "cgroup memory: the cgroup's memory.current (page cache included); as docker stats shows it: "
-               "less the inactive file pages, read at the end of the pause or of the load"),
+               f"less the inactive file pages, read at the end of the pause or of the load. Launch times: "
+               f"{published.KT2020_LAUNCH_NOTE}"),
     ]
     return [t for t in out if t]
 

@@ -68,14 +68,18 @@ METHODS: dict[str, tuple[Setting, ...]] = {
         Setting("coldstart.runs", 3, "lab 3.2: 3 runs, median"),
         Setting("coldstart.reference", "go-reference", "lab 3.2: a Go app as the reference"),
     ),
+    # the blog's method as its plan (kt2020) runs it: startup for the launches, kt2020load for the rest
     "KT-2020": (
-        Setting("startup.runs", 11, "11 launches"),
-        Setting("memory.load_connections", 10, "max memory under wrk -c10"),
-        Setting("write.threads", 2, "wrk -t2"),
-        Setting("write.connections", 10, "wrk -c10"),
-        Setting("write.duration_s", 10.0, "10 s"),
-        Setting("soak.duration_s", 900.0, "15 min"),
-        Setting("soak.connections", 10, "wrk -c10"),
+        Setting("limits.cpus", None, "Docker on a laptop; no container limit transcribed"),
+        Setting("limits.memory_mb", None, "Docker on a laptop; no container limit transcribed"),
+        Setting("limits.pool_min", 10, "the connection pool's minimum: 10"),
+        Setting("limits.pool_max", 100, "the connection pool's maximum: 100"),
+        Setting("startup.runs", 11, "11 launches, the first apart"),
+        Setting("kt2020load.threads", 2, "wrk -t2"),
+        Setting("kt2020load.connections", 10, "wrk -c10, for the runs and the memory load"),
+        Setting("kt2020load.run_s", 10, "wrk -d10s on a freshly started app"),
+        Setting("kt2020load.long_s", 900, "the 15-minute runs on a warmed app"),
+        Setting("kt2020load.memory_load_s", 60, "max memory under wrk -t2 -c10 -d1m"),
     ),
 }
 
