@@ -306,7 +306,10 @@ def _run_target(lab: Lab, target: Target) -> None:
 
 def _prepare_database(lab: Lab, app: apps.App) -> None:
     """The app's database, fresh for each app/mode: its own (perflab_<app>, with its schema and
-    seed) when its descriptor brings one, else the contract's schema and seed."""
+    seed) when its descriptor brings one, else the contract's schema and seed. An app on H2 uses
+    nothing of PostgreSQL's: its table is reloaded in H2 (see _run_target)."""
+    if app.db_server == "h2":
+        return
     if app.database is None:
         postgres.load_contract(lab.db)
         return

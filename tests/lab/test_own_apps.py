@@ -169,3 +169,25 @@ def test_an_apps_database_starts_from_its_seed_each_time_and_a_bad_file_is_named
         postgres.create_app_database(conn, "Fresh-App", files)
     assert "database.seed" in err.value.message and str(seed) in err.value.message
     assert "missing_table" in err.value.details
+
+
+def test_an_app_on_h2_leaves_the_labs_postgresql_as_it_is(workdir, database):
+    from perflab import apps, runner
+    from perflab.paths import apps_dir
+    from tests.lab.scenario_lab import make_lab
+
+    _, conn = database
+    lab = make_lab('name = "h2-db"\napps = []\n', conn)
+    found = apps.discover(apps_dir())
+
+    def first_fruit() -> str:
+        return postgres.run_sql(conn, "SELECT name FROM fruits WHERE id = 1").strip()
+
+    postgres.run_sql(conn, "UPDATE fruits SET name = 'changed' WHERE id = 1")
+    try:
+        runner._prepare_database(lab, found["kt2020-quarkus"])  # H2: the contract is not reloaded
+        assert first_fruit() == "changed" and lab.app_dbs == {}
+        runner._prepare_database(lab, found["quarkus"])  # PostgreSQL: the contract's seed again
+        assert first_fruit() == "Cherry"
+    finally:
+        postgres.load_contract(conn)

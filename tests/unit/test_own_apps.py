@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from perflab import api_checks, apps, plan, postgres, runner
+from perflab import api_checks, apps, h2, plan, postgres, runner
 from perflab.apps.launching import connection_values
 from perflab.errors import LabError
 
@@ -108,6 +108,41 @@ def test_placeholders_reach_the_command_and_the_env_under_the_apps_own_names(tmp
     url = urlsplit(env["DATABASE_URL"])  # a libpq URL that keeps a password with URL characters intact
     assert (url.scheme, url.hostname, url.port, url.path) == ("postgresql", "127.0.0.1", 5544, "/perflab_orders")
     assert (unquote(url.username), unquote(url.password)) == ("lab", "p@ss:w/rd")
+
+
+def test_an_app_on_h2_gets_h2s_host_port_name_and_no_postgresql_url(tmp_path):
+    desc = write_app(tmp_path / "o", 'db_server = "h2"\n',
+                     command='["run", "--url={db_jdbc_url}", "--db={db_host}:{db_port}/{db_name}"]',
+                     env='{ DB_LOGIN = "{db_user}", DB_SECRET = "{db_password}" }')
+    app = apps.load_descriptor(desc)
+    conn = h2.H2Connection("127.0.0.1", 9123, "s3:cr/t")
+    argv, env = apps.launch_argv(app, app.mode("main"), connection=connection_values(conn.app_env(), 8123))
+    assert argv == ["run", "--url=jdbc:h2:tcp://127.0.0.1:9123/test", "--db=127.0.0.1:9123/test"]
+    assert (env["DB_LOGIN"], env["DB_SECRET"]) == ("sa", "s3:cr/t")
+    values = connection_values({"DB_URL": "jdbc:h2:tcp://localhost:1521/test;DB_CLOSE_DELAY=-1"}, 1)
+    assert (values["db_host"], values["db_port"], values["db_name"], values["db_url"]) == ("localhost", "1521", "test", "")
+
+
+def test_an_app_on_h2_may_not_bring_postgresql_sql_or_name_the_postgresql_url(tmp_path):
+    err = error_of(write_app(tmp_path / "a", 'db_server = "h2"\n[database]\nschema = "schema.sql"\n'))
+    assert "[database]" in err.message and 'db_server = "h2"' in err.message and "db_server" in err.fix
+    err = error_of(write_app(tmp_path / "b", 'db_server = "h2"\n', env='{ DATABASE_URL = "{db_url}" }'))
+    assert "{db_url}" in err.message and "[modes.main]" in err.message and "{db_jdbc_url}" in err.fix
+
+
+def test_heap_opts_give_a_native_executable_the_plans_heap_sizes_only(tmp_path):
+    app = apps.load_descriptor(write_app(tmp_path / "n", command='["{artifact}", "{heap_opts}"]'))
+    opts = ["-Xmx64m", "-XX:+PrintCommandLineFlags", "-Xmn16m", "-Xlog:gc"]
+    argv, _ = apps.launch_argv(app, app.mode("main"), jvm_opts=opts)
+    assert argv == [str(app.artifact_path), "-Xmx64m", "-Xmn16m"]
+    assert apps.launch_argv(app, app.mode("main"))[0] == [str(app.artifact_path)]
+
+
+def test_quarkus_native_runs_with_the_plans_heap_as_lab2020_sets_it():
+    quarkus = apps.get("quarkus")
+    jvm_opts = plan.load("lab2020")["limits"]["jvm_opts"]
+    argv, _ = apps.launch_argv(quarkus.for_mode("native"), quarkus.mode("native"), jvm_opts=jvm_opts)
+    assert argv == [str(quarkus.for_mode("native").artifact_path), "-Xmx64m"]
 
 
 def test_each_app_gets_a_database_name_of_its_own():

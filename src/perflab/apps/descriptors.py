@@ -31,17 +31,19 @@ CONTRACT_API = "contract"
 OWN_API = "own"  # the default API of an app with its own database or smoke requests
 DATABASE_KEYS = {"schema", "seed"}
 SMOKE_KEYS = {"path", "status", "contains"}
-# What a mode's command and env may name, replaced at launch. {jvm_opts} only as a whole argument.
-LAB_PLACEHOLDERS = {"java", "java_home", "jvm_opts", "artifact", "app_dir", "tmp_dir"}
+# What a mode's command and env may name, replaced at launch. {jvm_opts} and {heap_opts} only as
+# a whole argument: the plan's JVM options, and of them the heap sizes alone (-Xmx, -Xms, -Xmn,
+# -Xss), which a GraalVM native executable also takes at run time.
+LAB_PLACEHOLDERS = {"java", "java_home", "jvm_opts", "heap_opts", "artifact", "app_dir", "tmp_dir"}
 # The app's own HTTP port and database, so it can read them under its framework's own names
 # (e.g. --spring.datasource.url={db_jdbc_url} or QUARKUS_DATASOURCE_JDBC_URL={db_jdbc_url}).
 CONNECTION_PLACEHOLDERS = {
     "http_port": "the port the app must listen on (also in HTTP_PORT)",
-    "db_jdbc_url": "jdbc:postgresql://HOST:PORT/NAME",
-    "db_url": "postgresql://USER:PASSWORD@HOST:PORT/NAME (libpq, psycopg, Go, Node)",
+    "db_jdbc_url": "jdbc:postgresql://HOST:PORT/NAME (db_server = \"h2\": jdbc:h2:tcp://HOST:PORT/NAME)",
+    "db_url": "postgresql://USER:PASSWORD@HOST:PORT/NAME (libpq, psycopg, Go, Node); PostgreSQL only",
     "db_host": "the database server's host",
     "db_port": "its port",
-    "db_name": "the app's database: its own (perflab_<app>) or the contract's",
+    "db_name": "the app's database: its own (perflab_<app>), the contract's, or H2's",
     "db_user": "the user that owns it",
     "db_password": "that user's password",
 }
@@ -199,7 +201,7 @@ def load_descriptor(path: Path) -> App:
         description=data.get("description", ""), port=data.get("port"), api=_api(data, where),
         database=_database(data.get("database"), path.parent, where), smoke=_smoke(data.get("smoke"), where),
         load_path=_url_path(data.get("load_path", ""), f"{where}: load_path", empty_ok=True),
-        db_server=_db_server(data.get("db_server", DB_SERVERS[0]), where),
+        db_server=_db_server(data, modes, where),
     )
 
 
@@ -279,9 +281,22 @@ def _api(data: dict, where: str) -> str:
     return value
 
 
-def _db_server(value, where: str) -> str:
+def _db_server(data: dict, modes: dict[str, Mode], where: str) -> str:
+    """The database server the app is given. On H2 it gets no database of its own (the lab's H2
+    holds KT-2020's table, reloaded before every launch) and no libpq URL."""
+    value = data.get("db_server", DB_SERVERS[0])
     if value not in DB_SERVERS:
         raise LabError(f"{where}: db_server must be one of {', '.join(DB_SERVERS)}, got {value!r}")
+    if value != "h2":
+        return value
+    if "database" in data:
+        raise LabError(f"{where}: [database] (schema, seed) cannot go with db_server = \"h2\": its SQL is loaded "
+                       "into a database of the app's own on the lab's PostgreSQL, which an H2 app is not given",
+                       fix="remove [database], or remove db_server to run the app on PostgreSQL with its own database")
+    for mode in modes.values():
+        if any("{db_url}" in str(v) for v in [*mode.command, *mode.env.values()]):
+            raise LabError(f"{where} [modes.{mode.name}]: {{db_url}} is a PostgreSQL URL, and db_server = \"h2\"",
+                           fix="use {db_jdbc_url} (jdbc:h2:tcp://...), or {db_host}, {db_port}, {db_name}")
     return value
 
 

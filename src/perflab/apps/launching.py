@@ -39,18 +39,34 @@ class Running:
             shutil.rmtree(self.tmp_dir, ignore_errors=True)
 
 
+def jdbc_parts(jdbc: str) -> tuple[str, str, str, str]:
+    """(kind, host, port, database) of a JDBC URL the lab gives an app: jdbc:postgresql://HOST:PORT/NAME
+    or H2 over TCP, jdbc:h2:tcp://HOST:PORT/NAME (its options after ';' are not part of the name)."""
+    kind, sep, rest = jdbc.removeprefix("jdbc:").partition(":")
+    if kind == "h2":
+        rest = rest.removeprefix("tcp:")
+    parts = urlsplit(rest.split(";", 1)[0]) if sep else None
+    if parts is None or not parts.hostname:
+        raise LabError(f"cannot read the database's host from the JDBC URL {jdbc!r}",
+                       fix="the lab gives apps jdbc:postgresql://HOST:PORT/NAME or jdbc:h2:tcp://HOST:PORT/NAME")
+    return kind, parts.hostname, str(parts.port or ""), parts.path.lstrip("/")
+
+
 def connection_values(db_env: dict[str, str], port: int) -> dict[str, str]:
     """The values of the connection placeholders ({http_port}, {db_jdbc_url}, {db_url}, ...), read
-    from the DB_URL (JDBC), DB_USER and DB_PASSWORD the lab passes every app."""
+    from the DB_URL (JDBC), DB_USER and DB_PASSWORD the lab passes every app. {db_url} is a libpq
+    URL, so PostgreSQL's only: an H2 app has none (its descriptor may not name it)."""
+    values = {"http_port": str(port), "db_jdbc_url": "", "db_host": "", "db_port": "", "db_name": "",
+              "db_user": db_env.get("DB_USER", ""), "db_password": db_env.get("DB_PASSWORD", ""), "db_url": ""}
     jdbc = db_env.get("DB_URL", "")
-    parts = urlsplit(jdbc.removeprefix("jdbc:")) if jdbc else None
-    user, password = db_env.get("DB_USER", ""), db_env.get("DB_PASSWORD", "")
-    host, db_port, name = (parts.hostname or "", str(parts.port or ""), parts.path.lstrip("/")) if parts else ("", "", "")
-    return {
-        "http_port": str(port), "db_jdbc_url": jdbc, "db_host": host, "db_port": db_port, "db_name": name,
-        "db_user": user, "db_password": password,
-        "db_url": f"postgresql://{quote(user, safe='')}:{quote(password, safe='')}@{host}:{db_port}/{name}" if jdbc else "",
-    }
+    if not jdbc:
+        return values
+    kind, host, db_port, name = jdbc_parts(jdbc)
+    values.update(db_jdbc_url=jdbc, db_host=host, db_port=db_port, db_name=name)
+    if kind == "postgresql":
+        user, password = quote(values["db_user"], safe=""), quote(values["db_password"], safe="")
+        values["db_url"] = f"postgresql://{user}:{password}@{host}:{db_port}/{name}"
+    return values
 
 
 def _expand(text: str, values: dict[str, str]) -> str:
@@ -59,10 +75,19 @@ def _expand(text: str, values: dict[str, str]) -> str:
     return text
 
 
+HEAP_OPTIONS = ("-Xmx", "-Xms", "-Xmn", "-Xss")  # what a GraalVM native executable takes at run time too
+
+
+def heap_opts(jvm_opts: list[str]) -> list[str]:
+    """The heap sizes among the plan's JVM options ({heap_opts}): a native mode's share of them."""
+    return [o for o in jvm_opts if o.startswith(HEAP_OPTIONS)]
+
+
 def launch_argv(app: App, mode: Mode, jvm_opts: list[str] | None = None, jdk: int | None = None,
                 tmp_dir: Path | None = None, connection: dict[str, str] | None = None) -> tuple[list[str], dict]:
-    """The argv and extra environment for a mode; {jvm_opts} expands to zero or more options, the
-    connection placeholders (see connection_values) to the app's port and database."""
+    """The argv and extra environment for a mode; {jvm_opts} expands to zero or more options and
+    {heap_opts} to the heap sizes among them, the connection placeholders (see connection_values)
+    to the app's port and database."""
     major = jdk or mode.jdk
     java_home = jdks.require_jdk(major) if major else None
     values = {
@@ -73,12 +98,10 @@ def launch_argv(app: App, mode: Mode, jvm_opts: list[str] | None = None, jdk: in
         "tmp_dir": str(tmp_dir or ""),
         **(connection or {}),
     }
+    whole = {"{jvm_opts}": list(jvm_opts or []), "{heap_opts}": heap_opts(jvm_opts or [])}
     argv: list[str] = []
     for arg in mode.command:
-        if arg == "{jvm_opts}":
-            argv.extend(jvm_opts or [])
-            continue
-        argv.append(_expand(arg, values))
+        argv.extend(whole[arg] if arg in whole else [_expand(arg, values)])
     env = {key: _expand(str(value), values) for key, value in mode.env.items()}
     if java_home:
         env["JAVA_HOME"] = str(java_home)
