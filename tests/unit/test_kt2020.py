@@ -173,3 +173,19 @@ def test_apps_start_refuses_an_h2_app_clearly(workdir):
                          text=True, timeout=120)
     assert res.returncode != 0
     assert "kt2020-spring needs the lab's H2, which only a run starts" in res.stderr + res.stdout
+
+
+def test_a_variants_claim_is_headed_by_its_own_baseline_in_both_reports():
+    from perflab.report import html, markdown, ratios
+    from perflab.report.published import claim
+
+    view = _view([_cell("kt2020-spring", "fixed", "kt2020load", "GET cold", "rps", [2000]),
+                  _cell("kt2020-quarkus", "fixed", "kt2020load", "GET cold", "rps", [1000])])
+    res = ratios.evaluate(view, claim("kt2020-get-fixed"))
+    assert html.claim_view(res)["baseline"] == "Spring fixed"
+    md = markdown.claim_md(res)
+    assert "÷ Spring fixed published" in md and "÷ Spring fixed measured" in md
+    assert "÷ Spring published" not in md
+    # a claim of our contract apps keeps the study's own baseline
+    contract = ratios.evaluate(view, claim("kt2020-get"))
+    assert html.claim_view(contract)["baseline"] == "Spring"

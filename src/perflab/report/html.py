@@ -64,7 +64,7 @@ def claim_view(res: ratios.ClaimResult) -> dict:
     """A published claim beside this run's figures: one row per study label, or why none compares."""
     claim = res.claim
     out = {"key": claim.key, "study": claim.study, "what": claim.what, "unit": claim.unit,
-           "where": claim.where.describe(), "note": claim.note, "baseline": STUDIES[claim.study].baseline, "rows": [],
+           "where": claim.where.describe(), "note": claim.note, "baseline": claim.baseline, "rows": [],
            "provenance": claim.provenance(), "ratios": claim.ratios}
     if not ratios.has_any_measured(res):
         out["listed"] = ", ".join(f"{lbl} {fmt_published(v)}" for lbl, v in claim.figures)

@@ -58,7 +58,7 @@ def _verdict(r: ratios.Ratio) -> str:
 
 def claim_md(res: ratios.ClaimResult) -> str:
     c = res.claim
-    base = STUDIES[c.study].baseline
+    base = c.baseline  # the study's, or the variant of it the claim divides by (KT-2020's "Spring fixed")
     head = f"**{c.study} {c.what}** ({c.unit}; compared with {c.where.describe()})"
     if not ratios.has_any_measured(res):
         listed = ", ".join(f"{lbl} {fmt_published(v)}" for lbl, v in c.figures)
