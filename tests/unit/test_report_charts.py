@@ -145,6 +145,29 @@ def test_published_curves_sit_on_a_second_axis_in_their_app_modes_colour(synthet
     assert "only its 40-connection row is transcribed" in chart.note
 
 
+def test_max_latency_is_drawn_beside_rt2019s_table_2_maxima(synthetic):
+    syn, view, _ = synthetic
+    colors = charts.colors_for(view)
+    chart = {c.key: c for c in charts.sweep_charts(view, colors)}["max-latency-fruits"]
+    shown = _shown(chart)
+    raw = _raw(syn, "sweep", "latency_max_ms")
+    for target in ("quarkus/jvm", "spring-boot/jvm"):
+        trace = shown[f"{target} max"]
+        assert trace["x"] == [1, 10, 40] and trace["yaxis"] == "y"
+        assert trace["y"] == pytest.approx([statistics.median(raw[(target, f"fruits c={c}")]) for c in (1, 10, 40)])
+    for label in ("Thorntail", "Q-JVM", "Q-native"):
+        table = curves_module.rt2019_column("latency_max_ms", label)
+        trace = shown[f"RT-2019 {label} max (published)"]
+        assert (trace["x"], trace["y"], trace["yaxis"]) == (sorted(table), [table[c] for c in sorted(table)], "y2")
+        assert trace["line"]["color"] == colors.get(published.target_of(label), charts.PUBLISHED_GREY)
+    # Thorntail's worst maximum is at 25 connections, as Table 2 prints it
+    thorntail = shown["RT-2019 Thorntail max (published)"]
+    assert thorntail["x"][thorntail["y"].index(max(thorntail["y"]))] == curves_module.peak("latency_max_ms", "Thorntail")[0] == 25
+    assert _axis_title(chart, "yaxis").startswith("max latency ms")
+    assert _axis_title(chart, "yaxis2") == "published max latency ms (the study's hardware)"
+    assert "right axis: the study's published figures" in chart.note
+
+
 def test_published_figures_alone_give_no_chart():
     lonely = charts.Series("p", "#000", [charts.Point(40, 1.0)], axis="y2")
     assert charts.line_chart("t", [lonely], charts.Axis("x"), charts.Axis("y"), y2=charts.Axis("p")) is None

@@ -267,7 +267,8 @@ def _spans_decades(values: list[float], factor: float = 30.0) -> bool:
 
 
 def sweep_charts(view: RunView, colors: dict[str, str]) -> list[Chart]:
-    """Per sweep series: throughput vs connections, and latency (mean solid, p99 dashed) vs connections."""
+    """Per sweep series: throughput vs connections, latency (mean solid, p99 dashed) vs connections,
+    and max latency vs connections; each with the studies' published curves on a second axis."""
     charts = []
     for s in sweep_series(view):
         name, path = s["name"], s.get("path", "")
@@ -281,25 +282,39 @@ def sweep_charts(view: RunView, colors: dict[str, str]) -> list[Chart]:
 
         thr = [Series(t, colors[t], points(t, "rps")) for t in targets]
         published_thr = published_series(path, "rps", colors)
-        chart = line_chart(f"{name} {path}: throughput vs connections", thr + published_thr, Axis("connections"),
-                           Axis("req/s (median, whiskers min-max)", zero=True), key=f"throughput-{name}",
-                           y2=Axis("published req/s (the study's hardware)", zero=True))
-        if chart:
-            chart.note = "; ".join(x for x in (chart.note, published_note(published_thr)) if x)
-            charts.append(chart)
+        charts.append(_beside_published(
+            line_chart(f"{name} {path}: throughput vs connections", thr + published_thr, Axis("connections"),
+                       Axis("req/s (median, whiskers min-max)", zero=True), key=f"throughput-{name}",
+                       y2=Axis("published req/s (the study's hardware)", zero=True)), published_thr))
         lat = []
         for t in targets:
             lat.append(Series(f"{t} mean", colors[t], points(t, "latency_mean_ms")))
             lat.append(Series(f"{t} p99", colors[t], points(t, "latency_p99_ms"), dash="dash"))
         published_lat = published_series(path, "latency_mean_ms", colors, " mean")
-        ys = [p.y for s_ in lat for p in s_.points]
-        chart = line_chart(f"{name} {path}: latency vs connections", lat + published_lat, Axis("connections"),
-                           Axis("latency ms", log=_spans_decades(ys), zero=not _spans_decades(ys)),
-                           key=f"latency-{name}", y2=Axis("published mean latency ms (the study's hardware)"))
-        if chart:
-            chart.note = "; ".join(x for x in (chart.note, published_note(published_lat)) if x)
-            charts.append(chart)
-    return charts
+        charts.append(_beside_published(
+            line_chart(f"{name} {path}: latency vs connections", lat + published_lat, Axis("connections"),
+                       _latency_axis("latency ms", lat), key=f"latency-{name}",
+                       y2=Axis("published mean latency ms (the study's hardware)")), published_lat))
+        maxima = [Series(f"{t} max", colors[t], points(t, "latency_max_ms")) for t in targets]
+        published_max = published_series(path, "latency_max_ms", colors, " max")
+        charts.append(_beside_published(
+            line_chart(f"{name} {path}: max latency vs connections", maxima + published_max, Axis("connections"),
+                       _latency_axis("max latency ms", maxima), key=f"max-latency-{name}",
+                       y2=Axis("published max latency ms (the study's hardware)")), published_max))
+    return [c for c in charts if c]
+
+
+def _latency_axis(label: str, series: list[Series]) -> Axis:
+    """A log axis when the measured values span decades, else linear from 0."""
+    decades = _spans_decades([p.y for s in series for p in s.points])
+    return Axis(label, log=decades, zero=not decades)
+
+
+def _beside_published(chart: Chart | None, published: list[Series]) -> Chart | None:
+    """The chart with how to read its published curves added to its note."""
+    if chart:
+        chart.note = "; ".join(x for x in (chart.note, published_note(published)) if x)
+    return chart
 
 
 def published_series(path: str, metric: str, colors: dict[str, str], suffix: str = "") -> list[Series]:
