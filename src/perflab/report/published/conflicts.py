@@ -101,6 +101,15 @@ def _native_3_2_ratio() -> str:
             f"of the listed runs gives {_pct(c.value('Q-native') / a)}; Q-JVM's {_pct(c.value('Q-JVM') / a)} agrees")
 
 
+def _native_3_2_compared() -> str:
+    """What the verdicts divide: Q-JVM's ratio as stated, Q-native's from the median it is compared as."""
+    c = claim("lab2020-coldstart-ttfr")
+    a, native = c.value("A"), c.value("Q-native")
+    return (f"Q-JVM: the stated {_pct(c.published_ratio('Q-JVM'))} (its figures give the same); Q-native: "
+            f"{native / 1000:.3f} / {a / 1000:.3f} s = {_pct(c.published_ratio('Q-native'))}, the median of its listed "
+            f"runs over A's, not the stated 22.9 %, which is the printed {dict(c.printed)['Q-native'] / 1000:.3f} s's")
+
+
 def _pods_ratio() -> str:
     c = claim("lab2020-pods-2gb")
     return f"the counts {c.value('Q-JVM'):g} / {c.value('A'):g} give {c.value('Q-JVM') / c.value('A'):.2f}x"
@@ -154,7 +163,7 @@ CONTRADICTIONS: list[Contradiction] = [
                   "9.237 s, the median of the study's own three runs", "lab2020-coldstart-ttfr"),
     Contradiction("lab2020-3.2-ratio", "LAB-2020", "lab 3.2 ratios of time to first response",
                   ('"roughly 47.6 %"', '"22.9 %"'), _native_3_2_ratio,
-                  "the stated 47.6 % and 22.9 % (the study's own comparison)", "lab2020-coldstart-ttfr"),
+                  _native_3_2_compared(), "lab2020-coldstart-ttfr"),
     Contradiction("lab2020-1.2B-pods", "LAB-2020", "lab 1.2B pods of Quarkus JVM against A",
                   ('"~1.5× more pods"', '"roughly 1.25 times as many"'), _pods_ratio,
                   "the counts 18 and 12 (1.5x)", "lab2020-pods-2gb"),
