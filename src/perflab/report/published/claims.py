@@ -62,7 +62,9 @@ STUDIES = {
                       "not transcribed (the framework and JDK versions are not in the sources available here)"),
     "KT-2020": Study("KT-2020", '"Spring Boot 2 vs Quarkus" blog (2020, Kotlin)',
                      "data-object API on H2, pool 10..100; 11 launches; wrk -t2 -c10", "Spring",
-                     "Spring Boot 2, Quarkus (2020); exact versions and JDK not transcribed"),
+                     "Quarkus 1.3.1.Final (quarkus-kotlin, -resteasy, -resteasy-jackson, -agroal, -jdbc-h2) and "
+                     "Kotlin 1.3.71 (plugin.allopen), as its Quarkus build listing prints them; Spring Boot 2 (its "
+                     "exact version, H2's and the JDK not transcribed)"),
 }
 
 
@@ -168,7 +170,7 @@ def _c(key, study, what, unit, where, figures, higher_is_better, note="", **more
 _LAB20_3_2_NATIVE = (9237.0, 9076.0, 9585.0)  # the three serverless runs the study lists for native
 
 # KT-2020's launch times from the log (ms): the blog lists all 11 per app; perflab holds only the
-# medians of the 10 launches after the first, and the first launches.
+# medians of the 10 launches after the first, and the first launches (see conflicts.NOT_TRANSCRIBED).
 KT2020_LAUNCH_MS = {"Spring": 2789, "Q-JVM": 1765, "Q-native": 13.5}
 KT2020_FIRST_LAUNCH_MS = {"Spring": 3800, "Q-JVM": 3700, "Q-native": 890}
 
@@ -179,7 +181,8 @@ def _listed(values: dict[str, float], scale: float = 1.0) -> str:
 
 KT2020_LAUNCH_NOTE = (f"the blog lists all 11 launch values per app; perflab holds only their medians "
                       f"({_listed(KT2020_LAUNCH_MS)} ms, of the 10 warm launches) and the first launches "
-                      f"({_listed(KT2020_FIRST_LAUNCH_MS, 1000)} s)")
+                      f"({_listed(KT2020_FIRST_LAUNCH_MS, 1000)} s): the copy of the blog available here breaks "
+                      f"off before its launch listings")
 
 # KT-2020's load figures (req/s) and memory (MB, docker stats)
 KT2020_GET = {"Spring": 3240, "Q-JVM": 1020, "Q-native": 2178}

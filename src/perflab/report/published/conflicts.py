@@ -185,10 +185,13 @@ NOT_TRANSCRIBED: list[Untranscribed] = [
     Untranscribed("LAB-2020", "lab 1.2B memory", "not in the sources available here"),
     Untranscribed("LAB-2020", "lab 3.1 and 3.2 raw runs of A and Quarkus JVM, and lab 3.1's of native",
                   "only the medians are in the sources available here"),
-    Untranscribed("KT-2020", "the 11 launch values per app", "only their medians and the first launch are in the "
-                  "sources available here"),
+    Untranscribed("KT-2020", "the 11 launch values per app (perflab holds their medians and the first launches)",
+                  "the copy of the blog's page available here (code-addict.pl/quarkus-vs-spring) breaks off after its "
+                  "Quarkus build listing, before the launch listings"),
     Untranscribed("LAB-2020", "the framework and JDK versions and the machines", "not in the sources available here"),
-    Untranscribed("KT-2020", "the exact framework and JDK versions and the machine", "not in the sources available here"),
+    Untranscribed("KT-2020", "Spring Boot's exact 2.x version, H2's, the JDK and the machine",
+                  "the copy of the blog's page available here breaks off after its Quarkus build listing (Quarkus "
+                  "1.3.1.Final, Kotlin 1.3.71 are transcribed from it)"),
 ]
 
 
