@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import copy
 import math
+import shutil
 import statistics
 
 import pytest
 
 from perflab import plan as plans
+from perflab.paths import REPO_ROOT
 from perflab import stats
 from perflab.report import published, ratios
 from perflab.report.published import methods
@@ -161,6 +163,44 @@ def test_a_plan_setting_changed_without_a_reduction_is_caught():
     assert [m.split(":")[0] for m in missing] == ["density.max_instances", "coldstart.runs"]
     data["reductions"].append("coldstart.runs, density.max_instances: shorter here")
     assert methods.undeclared(data, "LAB-2020") == []
+
+
+@pytest.mark.parametrize("name, key", [("lab2020", "startup.limits"), ("lab2020", "memory.load_connections"),
+                                       ("lab2020", "startup.runs"), ("lab2020", "placement.kind"),
+                                       ("rt2019", "startup.runs"), ("rt2019", "sweep.duration_s"),
+                                       ("kt2020", "kt2020load.launches")])
+def test_deviations_once_declared_only_in_prose_are_checked_against_the_plan(name, key):
+    data = copy.deepcopy(plans.load(name).data)
+    study = methods.STUDY_PLANS[name]
+    removed = [r for r in data["reductions"] if key in methods.declared_keys([r])]
+    data["reductions"] = [r for r in data["reductions"] if r not in removed]
+    expected = [s.key for s in methods.METHODS[study] if s.key in methods.declared_keys(removed)]
+    assert key in expected and [m.split(":")[0] for m in methods.undeclared(data, study)] == expected
+
+
+def test_a_setting_the_study_does_not_state_is_the_plans_choice_whatever_its_value():
+    unstated = methods.Setting("startup.runs", methods.NOT_STATED, "not in the study")
+    assert not unstated.follows(11) and not unstated.follows(methods.NOT_STATED)
+
+
+def test_lab_1_1s_limits_are_the_plans_limits_and_follow_them():
+    data = copy.deepcopy(plans.load("lab2020").data)
+    data["limits"]["memory_mb"] = 500
+    data["reductions"] = [r for r in data["reductions"] if not r.startswith("startup.limits:")]
+    # lab 1.1's 1 core / 500 MB now hold, and the plan's 500 MB differs from labs 1.3 and 3.1's 256 MB
+    assert [m.split(":")[0] for m in methods.undeclared(data, "LAB-2020")] == ["limits.memory_mb"]
+
+
+def test_the_native_heap_is_what_quarkus_native_is_launched_with(tmp_path, monkeypatch):
+    data = plans.load("lab2020").data
+    assert methods.plan_value(data, "limits.native_heap") == ["-Xmx64m"]
+    # a native command that drops the plan's heap is a deviation the plan must declare
+    shutil.copytree(REPO_ROOT / "apps" / "quarkus", tmp_path / "quarkus", ignore=shutil.ignore_patterns("target"))
+    desc = tmp_path / "quarkus" / "perflab.toml"
+    desc.write_text(desc.read_text().replace('command = ["{artifact}", "{heap_opts}"]', 'command = ["{artifact}"]'))
+    monkeypatch.setenv("PERFLAB_APPS_DIR", str(tmp_path))
+    assert methods.plan_value(data, "limits.native_heap") == []
+    assert [m.split(":")[0] for m in methods.undeclared(data, "LAB-2020")] == ["limits.native_heap"]
 
 
 def test_a_ceiling_may_go_beyond_the_study_and_an_unlimited_study_needs_any_limit_declared():

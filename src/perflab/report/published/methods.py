@@ -11,19 +11,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from perflab.report.published.claims import STUDIES
+from perflab.report.published.claims import STUDIES, target_of
+
+
+NOT_STATED = "not stated"  # a setting the study does not state: whatever the plan chose is declared
 
 
 @dataclass(frozen=True)
 class Setting:
     key: str  # a plan key ("limits.cpus") or a derived one (see DERIVED)
-    value: Any  # the study's; None: the study set no limit (the whole machine)
+    value: Any  # the study's; None: the study set no limit (the whole machine); NOT_STATED; or words
     said: str  # what the study says about it
     at_least: bool = False  # a ceiling: the plan may allow more, not less
 
     def follows(self, planned: Any) -> bool:
-        if self.value is None:
-            return False  # the study ran unlimited: any limit here deviates
+        if self.value is None or self.value == NOT_STATED:
+            return False  # the study ran unlimited, or did not say: any value here is the plan's choice
         if self.at_least:
             return planned is not None and planned >= self.value
         return planned == self.value
@@ -33,18 +36,40 @@ def _series(plan: dict) -> list[dict]:
     return plan.get("sweep", {}).get("series", [])
 
 
+def _limits_text(plan: dict) -> str | None:
+    limits = plan.get("limits", {})
+    return f"{limits['cpus']} CPU / {limits['memory_mb']} MB" if "cpus" in limits and "memory_mb" in limits else None
+
+
+def _native_heap(plan: dict) -> list[str]:
+    """The heap options the studies' Quarkus native (Q-native) is launched with under this plan, as
+    its descriptor renders the plan's JVM options now."""
+    from perflab import apps
+
+    app, mode = target_of("Q-native").split("/")
+    found = apps.get(app)
+    argv, _ = apps.launch_argv(found.for_mode(mode), found.mode(mode),
+                               jvm_opts=list(plan.get("limits", {}).get("jvm_opts", [])))
+    return [arg for arg in argv if arg.startswith("-X")]
+
+
 # Plan facts no single key holds.
 DERIVED: dict[str, Callable[[dict], Any]] = {
     "sweep.paths": lambda plan: sorted({s["path"] for s in _series(plan)}),
     "sweep.connections": lambda plan: ([min(c for s in _series(plan) for c in s["connections"]),
                                         max(c for s in _series(plan) for c in s["connections"])]
                                        if _series(plan) else None),
+    "startup.limits": _limits_text,  # a plan has one set of limits: start-up runs under them
+    "limits.native_heap": _native_heap,
 }
 
 METHODS: dict[str, tuple[Setting, ...]] = {
     "RT-2019": (
         Setting("limits.cpus", None, "the app had its machine's CPUs; the load came from another machine"),
         Setting("limits.memory_mb", None, "no memory limit"),
+        Setting("startup.runs", NOT_STATED, "how many launches the start time was taken over"),
+        Setting("sweep.warmup_s", NOT_STATED, "the warm-up before each throughput run"),
+        Setting("sweep.duration_s", NOT_STATED, "each throughput run's duration"),
         Setting("sweep.paths", ["/fruits"], "GET /fruits"),
         Setting("sweep.connections", [1, 40], "1..40 connections"),
         Setting("memory.load_path", "/fruits", "max RSS under the throughput runs' load"),
@@ -58,9 +83,16 @@ METHODS: dict[str, tuple[Setting, ...]] = {
         Setting("limits.cpus", 4, "bare-metal cgroup of 4 cores, labs 1.3 and 3.1"),
         Setting("limits.memory_mb", 256, "bare-metal cgroup of 256 MB, labs 1.3 and 3.1"),
         Setting("limits.jvm_opts", ["-Xmx64m"], "heap -Xmx64m for all"),
+        Setting("limits.native_heap", ["-Xmx64m"], "heap -Xmx64m for all, Quarkus native included"),
+        Setting("startup.limits", "1 CPU / 500 MB", "lab 1.1, RSS after the first request, ran in 1 core / 500 MB"),
+        Setting("startup.runs", NOT_STATED, "lab 3.1's number of runs; its median includes the first"),
+        Setting("placement.kind", "kubernetes", "labs 1.2, 2.1 and 3.2 ran pods on Kubernetes; 1.1, 1.3 and 3.1 "
+                                                "ran on bare metal"),
         Setting("sweep.paths", ["/todos"], "GET todos"),
         Setting("sweep.connections", [8, 56], "8..56 connections"),
         Setting("memory.load_path", "/todos", "memory under load on GET todos"),
+        Setting("memory.load_connections", "each app's peak-throughput count",
+                "lab 1.3's peak RSS is the one at each app's peak throughput; the counts are not transcribed"),
         Setting("density.budget_mb", 2048, "pods in 2 GB"),
         Setting("density.max_instances", 98, "98 native pods", at_least=True),
         Setting("startup.poll_ms", 100.0, "lab 3.1 probed the health endpoint every 0.1 s"),
@@ -75,6 +107,9 @@ METHODS: dict[str, tuple[Setting, ...]] = {
         Setting("limits.pool_min", 10, "the connection pool's minimum: 10"),
         Setting("limits.pool_max", 100, "the connection pool's maximum: 100"),
         Setting("startup.runs", 11, "11 launches, the first apart"),
+        Setting("kt2020load.launches", NOT_STATED, "how many times the load runs were repeated"),
+        Setting("kt2020load.rest_s", NOT_STATED, "how long the app rested before memory at rest was read"),
+        Setting("kt2020load.warmup_s", NOT_STATED, "how Spring Boot was warmed before the 15-minute runs"),
         Setting("kt2020load.threads", 2, "wrk -t2"),
         Setting("kt2020load.connections", 10, "wrk -c10, for the runs and the memory load"),
         Setting("kt2020load.run_s", 10, "wrk -d10s on a freshly started app"),
@@ -111,7 +146,7 @@ def declared_keys(reductions: list[str]) -> set[str]:
 def runs(plan: dict, key: str) -> bool:
     """Whether a setting acts in this plan: limits always, a scenario's keys when it is planned."""
     top = key.split(".", 1)[0]
-    return top in ("limits", "topology") or top in plan.get("scenarios", [top])
+    return top in ("limits", "topology", "placement") or top in plan.get("scenarios", [top])
 
 
 def deviations(plan: dict, study: str) -> list[tuple[Setting, Any]]:
@@ -124,6 +159,8 @@ def deviations(plan: dict, study: str) -> list[tuple[Setting, Any]]:
 def _shown(value: Any) -> str:
     if value is None:
         return "no limit"
+    if value == []:
+        return "none"
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return " ".join(value)
     return f"{value:g}" if isinstance(value, float) else f"{value}"
@@ -150,5 +187,5 @@ def against_study(plan: dict) -> tuple[str, list[str]] | None:
 def undeclared(plan: dict, study: str) -> list[str]:
     """Deviations from the study's method that no reduction of the plan declares."""
     declared = declared_keys(plan.get("reductions", []))
-    return [f"{s.key}: the study used {s.value if s.value is not None else 'no limit'} ({s.said}), the plan "
-            f"{planned!r}" for s, planned in deviations(plan, study) if s.key not in declared]
+    return [f"{s.key}: the study {_shown(s.value)} ({s.said}), the plan {_shown(planned)}"
+            for s, planned in deviations(plan, study) if s.key not in declared]
