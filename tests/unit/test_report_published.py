@@ -155,6 +155,15 @@ def test_every_way_a_study_plan_differs_from_its_study_is_declared(name, study):
     assert methods.declared_keys(data["reductions"]) <= recorded
 
 
+@pytest.mark.parametrize("name", list(methods.STUDY_PLANS))
+def test_a_study_plan_names_the_version_of_every_framework_it_runs(name):
+    from perflab import runner
+
+    said = " ".join(plans.load(name)["reductions"])
+    for target in runner.select_targets(plans.load(name)):
+        assert f"{target.app.framework} {target.app.framework_version}" in said, target.label
+
+
 def test_a_plan_setting_changed_without_a_reduction_is_caught():
     data = copy.deepcopy(plans.load("lab2020").data)
     data["coldstart"]["runs"] = 5
