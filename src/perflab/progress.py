@@ -6,8 +6,11 @@ stay in the scroll-back, and the display is removed at the end. Elsewhere (CI, a
 plain lines without control codes: one per step, and a step's detail at most every
 ``plain_interval_s`` seconds.
 
-The time left is the plan's own estimates of the steps still to come, scaled by how long the
-steps run so far took against their estimates (``time_left``).
+The time left (``time_left``) is, for each step still to come, how long the same step took in
+earlier complete runs of the plan with the same method on this machine (their median), scaled by
+how this run compares with them so far; a step without such a record gets the plan's own
+estimate, scaled by how long this run's steps took against their estimates. A step that outlasts
+its prediction counts as evidence at once, not only when it ends.
 """
 
 from __future__ import annotations
@@ -42,41 +45,97 @@ def fmt_duration(seconds: float) -> str:
 class Step:
     label: str
     estimate_s: float
+    earlier_s: float | None = None  # how long this step took in earlier runs of the plan here (median)
 
 
-def time_left(remaining_s: Sequence[float], done_estimated_s: float, done_actual_s: float,
-              in_step_s: float = 0.0, prior: tuple[float, float] | None = None) -> float:
+Finished = tuple[Step, float]  # a step that ran, and how long it took
+
+
+def _ratio(pairs: Sequence[tuple[float, float]], prior: tuple[float, float] | None) -> float:
+    """Actual over predicted seconds of (predicted, actual) pairs, with the prior (ratio, weight_s)
+    counted as weight_s predicted seconds that ran at its ratio."""
+    predicted = math.fsum(p for p, _ in pairs)
+    actual = math.fsum(a for _, a in pairs)
+    if prior is not None:
+        ratio, weight = prior
+        return (actual + ratio * weight) / (predicted + weight) if predicted + weight > 0 else ratio
+    return actual / predicted if predicted > 0 else 1.0
+
+
+class _Scales:
+    """How long a step is predicted to take, given the steps finished so far. ``history_weight_s``:
+    how many recorded seconds the belief "as fast as the earlier runs" counts for."""
+
+    def __init__(self, finished: Sequence[Finished], prior: tuple[float, float] | None,
+                 history_weight_s: float) -> None:
+        self.by_estimate = _ratio([(s.estimate_s, a) for s, a in finished], prior)
+        recorded = [(s.earlier_s, a) for s, a in finished if s.earlier_s is not None]
+        # the same plan on the same machine: 1 until this run's own steps say otherwise
+        self.by_history = _ratio(recorded, (1.0, history_weight_s))
+
+    def of(self, step: Step) -> float:
+        if step.earlier_s is not None:
+            return step.earlier_s * self.by_history
+        return step.estimate_s * self.by_estimate
+
+
+HISTORY_WEIGHT = 0.05  # the belief "as fast as the earlier runs", as a share of the run's recorded seconds
+
+
+def time_left(remaining: Sequence[Step], finished: Sequence[Finished], in_step_s: float = 0.0,
+              prior: tuple[float, float] | None = None) -> float:
     """Seconds left in a run.
 
-    ``remaining_s``: the estimates of the steps not finished yet, the current one first.
-    ``done_estimated_s`` / ``done_actual_s``: the estimates and the measured durations of the
-    steps finished so far (steps that were skipped count in neither). Once the finished steps had
-    a nonzero estimate, every remaining estimate is scaled by actual / estimated; before that the
-    estimates are taken as they are. ``in_step_s``, the time already spent in the current step,
-    is taken off that step's (scaled) estimate, never below zero.
+    ``remaining``: the steps not finished yet, the current one first; ``finished``: the steps that
+    ran so far with their measured durations (skipped steps are in neither). A step with a
+    recorded earlier duration is predicted as that duration times how this run's recorded steps
+    compare with their earlier durations (1 to begin with); any other step as its estimate times
+    how this run's steps compare with their estimates. ``in_step_s``, the time already spent in
+    the current step, is taken off its prediction, never below zero; once it passes the
+    prediction, the current step counts as finished at that duration for both scales, so a run
+    going slower than predicted raises the estimate while its first long step still runs.
 
-    ``prior`` = (ratio, weight_s): what the ratio is believed to be before anything is done (1.0,
-    or what earlier runs of the plan on this machine took against their estimates), held as if
-    weight_s estimated seconds had run at it. The measured ratio takes over as the finished steps
-    outweigh it, so a few quick first steps cannot swing the estimate.
+    ``prior`` = (ratio, weight_s): what the estimate scale is believed to be before anything is
+    done (1.0, or what earlier runs here took against their estimates), held as if weight_s
+    estimated seconds had run at it. The measured ratio takes over as the finished steps outweigh
+    it, so a few quick first steps cannot swing the estimate.
     """
-    if not remaining_s:
+    if not remaining:
         return 0.0
+    current, rest = remaining[0], remaining[1:]
+    # the beliefs steer the start and fade as the run's own steps take over (a prior kept whole
+    # to the end would bias the last steps' estimate by its own weight)
+    left = math.fsum(s.estimate_s for s in remaining)
+    fade = left / (left + math.fsum(s.estimate_s for s, _ in finished)) if left > 0 else 0.0
     if prior is not None:
-        prior_ratio, weight = prior
-        ratio = (done_actual_s + prior_ratio * weight) / (done_estimated_s + weight)
-    else:
-        ratio = done_actual_s / done_estimated_s if done_estimated_s > 0 else 1.0
-    current = max(0.0, remaining_s[0] * ratio - in_step_s)
-    return current + ratio * math.fsum(remaining_s[1:])
+        prior = (prior[0], prior[1] * fade)
+    recorded_s = math.fsum(s.earlier_s for s in [*remaining, *(s for s, _ in finished)] if s.earlier_s is not None)
+    weight = HISTORY_WEIGHT * recorded_s * fade
+    scales = _Scales(finished, prior, weight)
+    if in_step_s > scales.of(current):
+        scales = _Scales([*finished, (current, in_step_s)], prior, weight)
+    return max(0.0, scales.of(current) - in_step_s) + math.fsum(scales.of(s) for s in rest)
+
+
+PRIOR_WEIGHT = 0.02       # the prior counts as this share of the run's estimate (at least PRIOR_WEIGHT_MIN_S)
+PRIOR_WEIGHT_MIN_S = 15.0
 
 
 def prior_from_history(steps: Sequence[Step], earlier_runs_s: Sequence[float]) -> tuple[float, float]:
-    """The ratio to start from: how long earlier runs of the same plan took against this run's
-    estimate (their median), else 1; weighted as a tenth of the run (at least a minute), so it
-    steers the first steps and yields to what this run measures."""
+    """The estimate scale to start from, and its weight.
+
+    Where steps have recorded earlier durations: how those earlier durations compare with the
+    same steps' estimates (how the estimates fare on this machine). Else, how long earlier whole
+    runs of the same plan took against this run's estimate (their median), else 1. Weighted as a
+    small share of the run: it steers the first minutes and yields to what this run measures (a
+    larger weight kept the estimate 25 % low at 10 % of a run whose steps all took twice their
+    estimate).
+    """
     total = math.fsum(s.estimate_s for s in steps)
-    weight = max(60.0, 0.1 * total)
+    weight = max(PRIOR_WEIGHT_MIN_S, PRIOR_WEIGHT * total)
+    recorded = [s for s in steps if s.earlier_s is not None and s.estimate_s > 0]
+    if recorded:
+        return math.fsum(s.earlier_s for s in recorded) / math.fsum(s.estimate_s for s in recorded), weight
     if not earlier_runs_s or total <= 0:
         return 1.0, weight
     ordered = sorted(earlier_runs_s)
@@ -97,16 +156,17 @@ def _interactive(stream: TextIO) -> bool:
 class Progress:
     def __init__(self, steps: list[Step], stream: TextIO | None = None, live: bool | None = None, *,
                  clock: Callable[[], float] = time.monotonic,
-                 plain_interval_s: float = PLAIN_INTERVAL_S, prior: tuple[float, float] | None = None):
+                 plain_interval_s: float = PLAIN_INTERVAL_S, prior: tuple[float, float] | None = None,
+                 record: Callable[[Step, float], None] | None = None):
         self.steps = steps
         self.prior = prior  # (ratio, weight in estimated seconds): see time_left
+        self.record = record  # told each planned step that ran to its end, and its duration
         self.stream = stream or sys.stdout
         self.live = _interactive(self.stream) if live is None else live
         self.clock = clock
         self.plain_interval_s = plain_interval_s
         self.done = 0
-        self.done_estimate = 0.0  # estimates of the finished steps that ran (not skipped)
-        self.done_actual = 0.0  # and how long they took
+        self.finished: list[tuple[Step, float]] = []  # the finished steps that ran (not skipped), and their durations
         self.started = clock()
         self.current = ""
         self.detail = ""
@@ -119,13 +179,20 @@ class Progress:
     def total(self) -> int:
         return len(self.steps)
 
+    @property
+    def done_estimate(self) -> float:
+        return math.fsum(s.estimate_s for s, _ in self.finished)
+
+    @property
+    def done_actual(self) -> float:
+        return math.fsum(a for _, a in self.finished)
+
     def elapsed_s(self) -> float:
         return self.clock() - self.started
 
     def eta_s(self) -> float:
         in_step = 0.0 if self._step_started is None else self.clock() - self._step_started
-        return time_left([s.estimate_s for s in self.steps[self.done:]], self.done_estimate,
-                         self.done_actual, in_step, self.prior)
+        return time_left(self.steps[self.done:], self.finished, in_step, self.prior)
 
     def start(self, label: str) -> None:
         """The next planned step begins (its label may be more precise than the plan's)."""
@@ -145,16 +212,19 @@ class Progress:
         elif self.clock() - self._last_line >= self.plain_interval_s:
             self._status_line(f"{self.current}: {detail}" if self.current else detail)
 
-    def finish(self, skipped: int = 0) -> None:
+    def finish(self, skipped: int = 0, cut_short: bool = False) -> None:
         """The current step is over; `skipped` further planned steps will not run.
 
         Called without a started step, the current planned step did not run either: it counts as
-        skipped. Skipped steps count as done but do not enter the time-left ratio.
+        skipped. Skipped steps count as done but do not enter the time-left ratio. A step
+        `cut_short` (its app failed) enters the ratio but is not recorded as the step's duration.
         """
         if self._step_started is not None and self.done < self.total:
-            self.done_estimate += self.steps[self.done].estimate_s
-            self.done_actual += self.clock() - self._step_started
+            step, took = self.steps[self.done], self.clock() - self._step_started
+            self.finished.append((step, took))
             self.done += 1
+            if self.record is not None and not cut_short:
+                self.record(step, took)
         elif self._step_started is None:
             skipped += 1
         self.done = min(self.total, self.done + skipped)

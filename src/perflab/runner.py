@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -206,9 +206,14 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
     for t in targets:  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
         t.ready_s = store.typical_ready_s(t.app.name, t.mode)
     run_id = store.begin_run(plan.data, env)
-    steps = build_steps(plan, list(builds)) + [s for t in targets for s in target_steps(plan, t)]
-    # earlier runs of the same plan (same method) on this machine set where the estimate starts
-    progress = Progress(steps, prior=prior_from_history(steps, store.durations(plan.name, method_hash(plan.data, env))))
+    # earlier complete runs of the same plan (same method) on this machine: each step is expected to
+    # take what it took there; the whole runs' durations set the start of the estimates' scale
+    method = method_hash(plan.data, env)
+    earlier = store.step_durations(plan.name, method)
+    steps = [replace(s, earlier_s=earlier.get(s.label))
+             for s in build_steps(plan, list(builds)) + [s for t in targets for s in target_steps(plan, t)]]
+    progress = Progress(steps, prior=prior_from_history(steps, store.durations(plan.name, method)),
+                        record=lambda step, took: store.add_step(run_id, step.label, step.estimate_s, took))
     say(f"run {run_id}: plan {plan.name}, {len(targets)} app/mode(s), {progress.total} steps")
     say(f"topology: {topology.description}")
     for reduction in plan["reductions"] + topology.reductions:
@@ -300,8 +305,8 @@ def _run_target(lab: Lab, target: Target) -> None:
             lab.outcome(app.name, mode, name, "not-measured", f"the app/mode failed: {reason}", quiet=True)
     finally:
         left = len(steps) - (lab.progress.done - done_before)
-        if left > 0:
-            lab.progress.finish(skipped=left - 1)
+        if left > 0:  # the app/mode failed: its step in progress did not run its whole course
+            lab.progress.finish(skipped=left - 1, cut_short=True)
 
 
 def _prepare_database(lab: Lab, app: apps.App) -> None:

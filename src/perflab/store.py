@@ -44,7 +44,12 @@ CREATE TABLE IF NOT EXISTS outcomes (
 CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY, run_id TEXT, app TEXT, mode TEXT, scenario TEXT, kind TEXT, path TEXT
 );
+CREATE TABLE IF NOT EXISTS steps (
+    id INTEGER PRIMARY KEY, run_id TEXT, label TEXT, estimate_s REAL, actual_s REAL
+);
 """
+# steps: how long each planned step of a run took (the time-left estimate of later runs of the plan
+# starts from them); added without a schema version: older stores simply have none yet
 
 
 @dataclass
@@ -145,6 +150,11 @@ class Store:
         self.db.execute("INSERT INTO files (run_id, app, mode, scenario, kind, path) VALUES (?,?,?,?,?,?)",
                         (run_id, app, mode, scenario, kind, str(path.relative_to(self.path.parent))))
 
+    def add_step(self, run_id: str, label: str, estimate_s: float, actual_s: float) -> None:
+        """A planned step that ran to its end, and how long it took."""
+        self.db.execute("INSERT INTO steps (run_id, label, estimate_s, actual_s) VALUES (?,?,?,?)",
+                        (run_id, label, estimate_s, actual_s))
+
     def update_environment(self, run_id: str, environment: dict) -> None:
         self.db.execute("UPDATE runs SET environment_json=? WHERE id=?", (json.dumps(environment), run_id))
 
@@ -156,6 +166,19 @@ class Store:
                                "AND status='complete' AND finished_at IS NOT NULL ORDER BY started_at DESC LIMIT ?",
                                (plan_name, method, limit))
         return [r["finished_at"] - r["started_at"] for r in rows]
+
+    def step_durations(self, plan_name: str, method: str, runs: int = 3) -> dict[str, float]:
+        """Per step label, the median duration (s) in the latest `runs` complete runs of a plan with
+        this method that recorded their steps."""
+        rows = self.db.execute("SELECT s.run_id, s.label, s.actual_s FROM steps s JOIN runs r ON r.id = s.run_id "
+                               "WHERE r.plan_name=? AND r.method_hash=? AND r.status='complete' "
+                               "ORDER BY r.started_at DESC, s.id", (plan_name, method)).fetchall()
+        latest = list(dict.fromkeys(r["run_id"] for r in rows))[:runs]
+        by_label: dict[str, list[float]] = {}
+        for r in rows:
+            if r["run_id"] in latest:
+                by_label.setdefault(r["label"], []).append(r["actual_s"])
+        return {label: statistics.median(values) for label, values in by_label.items()}
 
     def typical_ready_s(self, app: str, mode: str, limit: int = 10) -> float | None:
         """The median time to ready (s) of an app/mode's latest launches measured on this machine
