@@ -130,3 +130,69 @@ def test_cli_compare_prints_and_writes_html(workdir, capsys):
     assert "better" in printed and str(out) in printed
     doc = out.read_text()
     assert doc.startswith("<!DOCTYPE html>") and 'class="better"' in doc
+
+
+def test_two_launches_a_side_are_too_few_for_any_verdict_even_when_they_agree_closely(store):
+    # two launches that happen to agree within 0.1 %, and a 2 % shift between the runs: Welch's t on
+    # 2 values would call it significant (its variance rests on one difference); it is no evidence
+    a = _run(store, {("steady", "fruits c=40", "rps"): [5000.0, 5004.0]})
+    b = _run(store, {("steady", "fruits c=40", "rps"): [4900.0, 4903.0]})
+    cmp = compare.compare_runs(a, b)
+    change = _change(cmp, "rps")
+    assert change.verdict == compare.TOO_FEW_LAUNCHES
+    text = compare.render_text(cmp)
+    assert "too few launches: ranges apart, B worse" in text
+    assert "measure at least 3 launches a side" in text
+    # outside the launch scenarios the same values are repeats
+    c = _run(store, {("sweep", "fruits c=40", "rps"): [5000.0, 5004.0]})
+    d = _run(store, {("sweep", "fruits c=40", "rps"): [4900.0, 4903.0]})
+    assert _change(compare.compare_runs(c, d), "rps").verdict == compare.TOO_FEW
+
+
+def test_figures_the_method_sets_are_shown_but_never_judged(store):
+    # measured 10 s vs 30 s, +-2 % vs +-4 %, 10 vs 30 intervals: the stopping rules, not the app
+    a = _run(store, {("steady", "fruits c=40", "measured_s"): [10.0, 10.1, 10.0, 10.2],
+                     ("steady", "fruits c=40", "precision_pct"): [2.0, 2.1, 1.9, 2.0],
+                     ("steady", "fruits c=40", "measured_intervals"): [10.0, 10.0, 10.0, 10.0],
+                     ("steady", "fruits c=40", "latency_p99_ms"): [10.0, 10.1, 9.9, 10.0]})
+    b = _run(store, {("steady", "fruits c=40", "measured_s"): [30.0, 30.1, 30.0, 30.2],
+                     ("steady", "fruits c=40", "precision_pct"): [4.0, 4.1, 3.9, 4.0],
+                     ("steady", "fruits c=40", "measured_intervals"): [30.0, 30.0, 30.0, 30.0],
+                     ("steady", "fruits c=40", "latency_p99_ms"): [20.0, 20.1, 19.9, 20.0]})
+    cmp = compare.compare_runs(a, b)
+    for metric in ("measured_s", "precision_pct", "measured_intervals"):
+        assert _change(cmp, metric).verdict == compare.NOT_JUDGED, metric
+    assert _change(cmp, "latency_p99_ms").verdict == compare.WORSE  # the app's figure still is
+    assert cmp.counts() == {compare.NOT_JUDGED: 3, compare.WORSE: 1}
+    assert "not judged: the method sets it" in compare.render_text(cmp)
+
+
+def test_an_open_loop_point_s_throughput_is_the_rate_offered_not_a_merit(store):
+    params = {"path": "/fruits", "fraction": 0.5, "open_loop": True}
+    a, b = (store.begin_run(PLAN, ENV) for _ in range(2))
+    for run, rate in ((a, 2500.0), (b, 3000.0)):
+        for k in range(4):
+            for metric in ("rps", "latency_p99_ms"):
+                store.add_figure(run, "quarkus", "jvm", "steady", metric, rate + k if metric == "rps" else 5.0 + k,
+                                 "x", point="fruits c=40 open loop 50%", params=params, repeat=k)
+        store.finish_run(run, "complete")
+    cmp = compare.compare_runs(results.load(store, a), results.load(store, b))
+    assert _change(cmp, "rps").verdict == compare.NOT_JUDGED
+    assert _change(cmp, "latency_p99_ms").verdict == compare.WITHIN_NOISE
+
+
+def test_two_quiet_quick_runs_are_not_flagged_by_construction(store):
+    # quick: 2 launches a side; the method's own figures differ between the runs as the stopping
+    # rules fell, the app's figures move a little: nothing may come out better, worse, higher or lower
+    def quick(rps: list[float], measured: list[float], p99: list[float]) -> results.RunView:
+        return _run(store, {("steady", "fruits c=40", "rps"): rps,
+                            ("steady", "fruits c=40", "latency_p99_ms"): p99,
+                            ("steady", "fruits c=40", "measured_s"): measured,
+                            ("steady", "fruits c=40", "measured_intervals"): measured,
+                            ("steady", "fruits c=40", "precision_pct"): [100 / m for m in measured],
+                            ("steady", "fruits c=40", "errors"): [0.0, 0.0],
+                            ("startup", "warm", "ttfr_ms"): [1510.0, 1512.0]})
+    cmp = compare.compare_runs(quick([5010.0, 5012.0], [10.0, 10.0], [12.0, 12.1]),
+                               quick([5105.0, 5106.0], [14.0, 13.0], [11.7, 11.71]))
+    verdicts = {c.key[4]: c.verdict for c in cmp.changes}
+    assert not {compare.BETTER, compare.WORSE, compare.HIGHER, compare.LOWER} & set(verdicts.values()), verdicts

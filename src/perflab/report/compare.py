@@ -4,8 +4,15 @@ is beyond the noise of the repeats (exact Mann-Whitney U, perflab.stats.compare)
 Runs whose method differs (plan, limits, topology, versions: the store's method hash) are not
 comparable: compare refuses them unless forced, and a forced comparison says so on every line.
 Where the rank test cannot reach significance (3 vs 3: its smallest p is 0.1) Welch's t-test on
-the launch values decides and the line says so; with a single value a side no test is possible:
-such lines say "too few repeats" and whether the two ranges at least do not overlap, never "no change".
+the launch values decides and the line says so, from 3 values a side on: with 2 its variance rests
+on a single difference, and two launches that happen to agree closely would make any small
+run-to-run shift "significant". Fewer values than that give no verdict: such lines say "too few
+launches" (or repeats) and whether the two ranges at least do not overlap, never "no change".
+
+Figures that describe the method rather than the app (how long a point was measured, the
+precision reached, how many intervals it took, the rate an open-loop point was offered) differ
+between two runs by construction: they are shown, marked "not judged", and never called better or
+worse.
 """
 
 from __future__ import annotations
@@ -18,11 +25,16 @@ from perflab.errors import LabError
 from perflab.report.tables import cell_order, fmt_value, label
 from perflab.results import Cell, RunView
 
-BETTER, WORSE, WITHIN_NOISE, TOO_FEW, HIGHER, LOWER = (
-    "better", "worse", "within noise", "too few repeats", "higher", "lower")
+BETTER, WORSE, WITHIN_NOISE, TOO_FEW, TOO_FEW_LAUNCHES, HIGHER, LOWER, NOT_JUDGED = (
+    "better", "worse", "within noise", "too few repeats", "too few launches", "higher", "lower", "not judged")
 HIGHER_IS_BETTER = {"rps", "rps_per_mb", "instances", "aggregate_rps", "projected_rps", "max_rps_reference"}
 NEUTRAL = {"requests", "offered_rate", "driver_cpu_util", "app_cpu_share", "db_cpu_s"}  # context, not merit
-DOUBT_FLAGS = ("noisy", "driver-bound", "errors", "no-responses")
+# the method's own figures: set by the plan's stopping rules, not by the app (jit_compilations is
+# counted over a measurement whose length the precision rule sets)
+METHOD = {"measured_s", "precision_pct", "measured_intervals", "warmup_intervals", "warmup_s", "jit_compilations"}
+DOUBT_FLAGS = ("noisy", "driver-bound", "errors", "no-responses", "not-steady")
+LAUNCH_SCENARIOS = {"steady", "startup"}  # each repeat is a fresh launch of the app
+WELCH_MIN_VALUES = 3  # Welch's t-test decides from this many values a side on
 
 Key = tuple[str, str, str, str, str]  # app, mode, scenario, point, metric
 
@@ -34,6 +46,12 @@ def direction(metric: str) -> str:
     if metric in NEUTRAL:
         return "neutral"
     return "lower"  # times, latencies, memory, sizes, errors
+
+
+def describes_method(cell: Cell) -> bool:
+    """A figure the method sets: its stopping rules' own figures, and the throughput of an open-loop
+    point (what was offered: a fraction of the launch's own closed-loop throughput)."""
+    return cell.metric in METHOD or (cell.metric == "rps" and bool(cell.params.get("open_loop")))
 
 
 @dataclass
@@ -82,13 +100,17 @@ def figure_change(a: Cell, b: Cell, alpha: float = 0.05) -> FigureChange:
     d = direction(a.metric)
     result = stats.compare(a.values, b.values, higher_is_better=(d != "lower"), alpha=alpha)
     overlap = not (a.summary.max < b.summary.min or b.summary.max < a.summary.min)
-    if result.significant:
+    fewest = min(a.summary.n, b.summary.n)
+    rank_test_too_weak = stats.smallest_p(a.summary.n, b.summary.n) > alpha
+    if describes_method(a):
+        verdict = NOT_JUDGED
+    elif rank_test_too_weak and fewest < WELCH_MIN_VALUES:
+        verdict = TOO_FEW_LAUNCHES if a.scenario in LAUNCH_SCENARIOS else TOO_FEW
+    elif result.significant:
         if d == "neutral":
             verdict = HIGHER if result.relative_change > 0 else LOWER
         else:
             verdict = BETTER if result.verdict == stats.FASTER else WORSE
-    elif result.min_p_possible > alpha:
-        verdict = TOO_FEW
     else:
         verdict = WITHIN_NOISE
     doubts = sorted({f for f in a.flags | b.flags if f in DOUBT_FLAGS})
@@ -129,7 +151,9 @@ def _change(c: FigureChange) -> str:
 
 def _verdict_text(c: FigureChange) -> str:
     text = c.verdict
-    if c.verdict == TOO_FEW:
+    if c.verdict == NOT_JUDGED:
+        text += ": the method sets it"
+    elif c.verdict in (TOO_FEW, TOO_FEW_LAUNCHES):
         # no test possible: whether the repeats' ranges are apart is the only evidence left
         text += f": ranges apart, B {_side(c)}" if not c.ranges_overlap else ": ranges overlap"
     elif c.result.significant or c.verdict == WITHIN_NOISE:
@@ -159,14 +183,21 @@ def header_lines(cmp: RunComparison) -> list[str]:
     lines = [f"compare: A = {a.id} (plan {a.plan.get('name')}, method {a.method_hash})",
              f"         B = {b.id} (plan {b.plan.get('name')}, method {b.method_hash})",
              f"change = (median B - median A) / median A; verdict from the exact Mann-Whitney U test on the "
-             f"repeats at alpha {cmp.alpha}"]
+             f"repeats at alpha {cmp.alpha} (Welch's t-test, from {WELCH_MIN_VALUES} values a side, where the rank test "
+             f"cannot reach it); figures the method sets are shown, not judged"]
     if cmp.method_differs:
         lines.append("WARNING: the runs' methods differ (plan, limits, topology or versions); compared only "
                      "because forced: every line is marked METHOD DIFFERS")
-    smallest = min((c.result.min_p_possible for c in cmp.changes), default=0.0)
+    judged = [c for c in cmp.changes if c.verdict != NOT_JUDGED]
+    smallest = min((c.result.min_p_possible for c in judged), default=0.0)
     if smallest > cmp.alpha:
         lines.append(f"note: with these repeat counts the smallest possible p is {smallest:.3f} > {cmp.alpha}: "
-                     "no change can be called significant; measure at least 4 repeats on each side")
+                     f"no change can be called significant; measure at least {WELCH_MIN_VALUES} launches or repeats on each side")
+    few = [c for c in judged if c.verdict in (TOO_FEW, TOO_FEW_LAUNCHES)]
+    if few and smallest <= cmp.alpha:
+        lines.append(f"note: {len(few)} figures have too few launches or repeats on a side for any test (the rank "
+                     f"test needs 4 a side, Welch's t-test {WELCH_MIN_VALUES}): they are compared by their ranges "
+                     f"only; measure at least {WELCH_MIN_VALUES} launches a side")
     counts = cmp.counts()
     if counts:
         lines.append("verdicts: " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())))
