@@ -29,7 +29,8 @@ DEFAULT_SCENARIOS = ["footprint", "startup", "memory", "sweep", "latency", "writ
 class LimitSettings(Settings):
     cpus: int = setting(1, "CPUs the app's cgroup may use (a quota)", "CPUs", ge=1)
     memory_mb: int = setting(1024, "the app's memory limit", "MB", ge=64)
-    jvm_opts: list[str] = setting([], "JVM options for every JVM mode (e.g. a heap size)")
+    jvm_opts: list[str] = setting([], "JVM options for every JVM mode (e.g. a heap size); its heap sizes "
+                                      "(-Xmx, -Xms, -Xmn, -Xss) also reach native modes whose command takes {heap_opts}")
     jdk: int = setting(0, "a JDK for every JVM mode (0: the mode's own)")
     pool_min: int = setting(5, "the app's database pool: connections kept open (DB_POOL_MIN)", "connections", ge=0)
     pool_max: int = setting(20, "the app's database pool: most connections (DB_POOL_MAX)", "connections", ge=1)
