@@ -10,7 +10,7 @@ figure is left out of a report.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from perflab.results import Cell, RunView
 
@@ -55,7 +55,7 @@ METRIC_LABELS = {
     "db_cpu_ms_per_request": "DB CPU ms/request", "sql_statements_per_request": "SQL statements/request",
     "db_transactions_per_request": "DB transactions/request", "gc_ms_per_s": "GC ms/s",
     "jit_compilations": "JIT compilations", "jit_compile_ms_per_s": "JIT ms/s",
-    "cgroup_rest_mb": "cgroup at rest MB",
+    "cgroup_rest_mb": "cgroup at rest MB", "measured_intervals": "in-launch intervals",
 }
 LOAD_METRICS = ["rps", "latency_mean_ms", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_p99.9_ms",
                 "latency_max_ms", "errors", "rss_peak_mb", "app_cpu_share", "driver_cpu_util"]
@@ -99,6 +99,12 @@ def spread_text(cell: Cell) -> str:
     return f"[{fmt_value(s.min)}-{fmt_value(s.max)}] cv {s.cv * 100:.0f}% n={s.n}"
 
 
+def count_range(cell: Cell) -> str:
+    """A count's values as a range: "12", or "10-14" where they differ."""
+    low, high = (fmt_published(round(v)) for v in (cell.summary.min, cell.summary.max))
+    return low if low == high else f"{low}-{high}"
+
+
 def cell_text(cell: Cell | None) -> str:
     """A figure as every renderer shows it: median, spread, marks ("-" when not measured)."""
     if cell is None:
@@ -131,6 +137,9 @@ class Table:
     rows: list[tuple[str, list[Cell | None]]]
     note: str = ""
     terminal: bool = True  # also in the terminal summary (detail tables are for the report only)
+    # figures the table shows in its row labels rather than as cells (e.g. the in-launch intervals
+    # behind each launch's value): shown, so no "other figures" table repeats them
+    annotated: list[Cell] = field(default_factory=list)
 
     def cells(self) -> list[Cell]:
         return [c for _, row in self.rows for c in row if c is not None]
@@ -138,7 +147,8 @@ class Table:
     def without_empty_columns(self) -> "Table":
         keep = [i for i in range(len(self.columns)) if any(row[i] is not None for _, row in self.rows)]
         return Table(self.key, self.title, self.row_header, [self.columns[i] for i in keep],
-                     [(lbl, [row[i] for i in keep]) for lbl, row in self.rows], self.note, self.terminal)
+                     [(lbl, [row[i] for i in keep]) for lbl, row in self.rows], self.note, self.terminal,
+                     self.annotated)
 
 
 def cell_order(cell: Cell) -> tuple:
@@ -225,7 +235,7 @@ def scenario_tables(view: RunView, scenario: str) -> list[Table]:
     sc = registry.get(scenario)
     shaped = sc.tables if sc is not None else None
     tables = shaped(view) if shaped else _generic(view, scenario, view.find(scenario))
-    shown = {id(c) for t in tables for c in t.cells()}
+    shown = {id(c) for t in tables for c in [*t.cells(), *t.annotated]}
     left = [c for c in view.find(scenario) if id(c) not in shown]
     if left and shaped:
         more = _generic(view, scenario + "-more", left, "other figures")

@@ -15,8 +15,11 @@ throughput is its measured requests over its measured time; its p50 and p99 are 
 measured intervals' own percentiles (wrk gives percentiles, not histograms to merge). Beside
 throughput and latency: time from launch to steady state and requests served until then, the
 precision reached, and per request the app's CPU, the database's CPU and, where available, SQL
-statements; GC time and JIT compilations during the measurement. An open-loop point at a fraction
-of the launch's own steady throughput ends each launch when open_loop_fraction > 0.
+statements; GC time and JIT compilations during the measurement. The number of measured intervals
+behind each launch's value is a figure too (shown beside every steady figure), and each launch's
+outcome says whether it reached steady state and the rule's reason (stability() names it for every
+launch that did not). An open-loop point at a fraction of the launch's own steady throughput ends
+each launch when open_loop_fraction > 0.
 """
 
 from __future__ import annotations
@@ -33,10 +36,9 @@ from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
 from perflab.report import timeline_charts
-from perflab.report.tables import Table, by_point_table, by_target_table, points_in_order
-from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Point, Scenario, point
 from perflab.scenarios import intervals
+from perflab.scenarios.steady_report import NOT_STEADY, launch_part, stability, tables
 from perflab.settings import Settings, setting
 from perflab.steadystate import Rule, judge, precision
 
@@ -219,7 +221,7 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
             run.why = verdict.why
             break
         if elapsed >= cfg.warmup_max_s:
-            run.why = f"not steady after {elapsed:.0f} s: {why}"
+            run.why = f"{NOT_STEADY} after {elapsed:.0f} s of warm-up: {why}"
             break
     started = time.monotonic()
     # GC, JIT and SQL are read over the intervals after the window (reading them costs a few
@@ -279,6 +281,7 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     put("latency_p99_ms", _median_of(measured, "99"), "ms")
     put("errors", sum(i.result.errors.total for i in measured), "count")
     put("measured_s", seconds, "s")
+    put("measured_intervals", len(measured), "count")
     if got is not None:
         put("precision_pct", 100 * got.relative, "%")
     if steady:
@@ -296,7 +299,15 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
                               ("compile_ms_per_s", "jit_compile_ms_per_s", "ms/s")):
         if ev.get(key) is not None:
             put(metric, ev[key], unit)
+    # whether this launch reached steady state and why (or why not), for the stability lines
+    ctx.outcome("ok", launch_reason(run), part=launch_part(at.label, launch))
     return rps
+
+
+def launch_reason(run: PointRun) -> str:
+    if run.steady_at_s is None:
+        return run.why  # "not steady after N s of warm-up: ..."
+    return f"steady {run.steady_at_s:.0f} s after launch: {run.why}"
 
 
 def _median_of(intervals: list[Interval], pct: str) -> float | None:
@@ -369,122 +380,6 @@ def estimate_s(e: Estimate) -> float:
     measure = min(cfg.measure_max_s, cfg.window * cfg.interval_s)
     open_loop = cfg.open_loop_s if cfg.open_loop_fraction > 0 else 0.0
     return cfg.launches * (e.start_s + len(cfg.points) * (warm + measure) * 1.1 + open_loop + 2)
-
-
-def tables(view: RunView) -> list[Table]:
-    out = []
-    closed = [c for c in view.find("steady") if not c.params.get("open_loop")]
-    for label in points_in_order(closed):
-        mine = [c for c in closed if c.point == label]
-        t = by_target_table(view, f"steady-{label}", f"At steady state, {label} (median over fresh launches)", mine,
-                            ["rps", "latency_p50_ms", "latency_p99_ms", "time_to_steady_ms", "requests_to_steady",
-                             "precision_pct"],
-                            note="n = fresh launches; each launch's value is its steady measurement (intervals "
-                                 "listed with the figure); warm-up until the steady-state rule held")
-        if t:
-            out.append(t)
-        t = by_target_table(view, f"steady-cost-{label}", f"Why: cost per request at steady state, {label}", mine,
-                            ["app_cpu_ms_per_request", "db_cpu_ms_per_request", "sql_statements_per_request",
-                             "db_transactions_per_request", "gc_ms_per_s", "jit_compilations", "jit_compile_ms_per_s"],
-                            note="GC, JIT and SQL over the intervals measured after the steady window; JIT "
-                                 "compilations there mean the JIT was still at work")
-        if t:
-            t.terminal = False
-            out.append(t)
-    opened = [c for c in view.find("steady") if c.params.get("open_loop")]
-    for metric, what in (("latency_p99_ms", "p99 ms"), ("latency_p50_ms", "p50 ms")):
-        t = by_point_table(view, f"steady-open-{metric}", f"Open loop at a fraction of each launch's steady "
-                           f"throughput: {what}", [c for c in opened if c.metric == metric], "point")
-        if t:
-            t.terminal = metric == "latency_p99_ms"
-            out.append(t)
-    return out
-
-
-STABLE_CV = 0.05  # launch-to-launch CV the headline throughput should stay within
-
-
-def stability(view: RunView) -> list[str]:
-    """How stable each headline figure was across fresh launches, and why not where it was not."""
-    lines = []
-    closed = [c for c in view.find("steady", "rps") if not c.params.get("open_loop")]
-    for c in closed:
-        cv = c.summary.cv
-        verdict = "ok" if c.summary.n > 1 and cv <= STABLE_CV else ("one launch: no spread" if c.summary.n < 2
-                                                                      else f"above {STABLE_CV:.0%}")
-        causes = []
-        if "not-steady" in c.flags:
-            causes.append("not steady in every launch")
-        if "driver-bound" in c.flags:
-            causes.append("driver-bound intervals")
-        if "errors" in c.flags:
-            causes.append("errors")
-        lines.append(f"  {c.target} {c.point}: {c.summary.median:,.0f} req/s, launch-to-launch CV {cv:.1%} over "
-                     f"{c.summary.n} launches: {verdict}" + (f" ({'; '.join(causes)})" if causes and verdict != "ok"
-                                                             else ""))
-    by_target = {c.target: c for c in closed}
-    for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
-        if a in by_target and b in by_target and by_target[b].summary.median > 0:
-            ca, cb = by_target[a].summary, by_target[b].summary
-            lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x [{ca.min / cb.max:.2f}-{ca.max / cb.min:.2f}] "
-                         f"(the Quarkus team's lab publishes 1.98x for the same kind of app)")
-            lines += _gap(view, a, b, by_target[a].point, ca.median / cb.median)
-    return ["stability of the headline figures (target: launch-to-launch CV <= 5 %):", *lines] if lines else []
-
-
-def _gap(view: RunView, a: str, b: str, at: str, ratio: float) -> list[str]:
-    """What the throughput gap between a and b goes with: CPU per request (app, DB), SQL
-    statements per request, and whether either JIT was still compiling."""
-    def med(target: str, metric: str) -> float | None:
-        found = [c for c in view.find("steady", metric, at) if c.target == target]
-        return found[0].summary.median if found else None
-
-    out = []
-    for metric, what in (("app_cpu_ms_per_request", "app CPU ms/request"), ("db_cpu_ms_per_request", "DB CPU ms/request"),
-                         ("sql_statements_per_request", "SQL statements/request"), ("gc_ms_per_s", "GC ms/s"),
-                         ("jit_compile_ms_per_s", "JIT compile ms/s")):
-        va, vb = med(a, metric), med(b, metric)
-        if va is not None and vb is not None:
-            times = f" ({vb / va:.1f}x)" if va > 0 and metric.endswith("per_request") else ""
-            out.append(f"    {what}: {a} {va:,.3g}, {b} {vb:,.3g}{times}")
-    out += _gap_reading(med, a, b, ratio)
-    return out
-
-
-PUBLISHED_GAP = 1.98  # the Quarkus team's lab: Quarkus JVM / Spring Boot JVM req/s, the same kind of app
-CLOSE = 0.25          # two ratios within 25 % of each other are taken as the same
-
-
-def _gap_reading(med, a: str, b: str, ratio: float) -> list[str]:
-    """Which of the measured causes explains the ratio, and how it stands against the published one.
-    With both apps holding their one CPU, throughput goes as 1 / CPU per request: when the CPU
-    ratio matches the throughput ratio, the gap is the work each request costs the app, and the
-    SQL count, GC and JIT say where that work comes from."""
-    lines = []
-    off = ratio / PUBLISHED_GAP
-    lines.append(f"    reading: {ratio:.2f}x is " + ("close to" if abs(off - 1) <= CLOSE else f"{off:.1f}x")
-                 + f" the published {PUBLISHED_GAP}x")
-    cpu_a, cpu_b = med(a, "app_cpu_ms_per_request"), med(b, "app_cpu_ms_per_request")
-    if cpu_a and cpu_b:
-        cpu = cpu_b / cpu_a
-        follows = abs(cpu / ratio - 1) <= CLOSE
-        lines.append(f"    the app's own CPU per request differs {cpu:.1f}x: "
-                     + ("it explains the gap" if follows else "it does not explain the whole gap (the DB, the "
-                                                               "driver or idle CPU take the rest)"))
-    sql_a, sql_b = med(a, "sql_statements_per_request"), med(b, "sql_statements_per_request")
-    if sql_a is not None and sql_b is not None and abs(sql_b - sql_a) > 0.2:
-        lines.append(f"    the apps send different SQL per request ({sql_a:.2f} vs {sql_b:.2f}): a parity rule is "
-                     f"broken and the app, not the figure, needs fixing")
-    for t in (a, b):
-        jit = med(t, "jit_compile_ms_per_s")
-        if jit is not None and jit > 100:
-            lines.append(f"    {t}'s JIT was still compiling {jit:,.0f} ms a second, which the one-CPU quota takes "
-                         f"from the requests: part of the gap is warm-up, not the framework")
-    gc_a, gc_b = med(a, "gc_ms_per_s"), med(b, "gc_ms_per_s")
-    if gc_a is not None and gc_b is not None and abs(gc_b - gc_a) > 50:
-        more = b if gc_b > gc_a else a
-        lines.append(f"    {more} spends {abs(gc_b - gc_a):,.0f} ms a second more in GC")
-    return lines
 
 
 def describe(p: dict, plan: dict) -> str:

@@ -1,0 +1,252 @@
+"""How the steady scenario's figures are shown: its tables (every row labelled with its fresh
+launches and the in-launch intervals behind each launch's value), and the stability lines quick
+prints at its end: per headline figure its launch-to-launch CV, its launches, whether each reached
+steady state, and for a miss its cause; then the Quarkus / Spring Boot ratio with the measured
+evidence that explains it.
+
+Whether a launch reached steady state is its outcome (part "<point> launch <n>", see launch_part):
+its reason is the rule's own words, "not steady after ..." for a launch that never settled.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from perflab import apps
+from perflab.errors import LabError
+from perflab.report.tables import Table, by_point_table, by_target_table, count_range, fmt_value, points_in_order
+from perflab.report.tables import label as metric_label
+from perflab.results import Cell, RunView
+
+NOT_STEADY = "not steady"  # how the reason of a launch that never settled begins
+
+
+def launch_part(point: str, launch: int) -> str:
+    """The outcome part of one launch at one point: its reason says whether it reached steady state."""
+    return f"{point} launch {launch}"
+
+
+def tables(view: RunView) -> list[Table]:
+    out = []
+    closed = [c for c in view.find("steady") if not c.params.get("open_loop")]
+    for label in points_in_order(closed):
+        mine = [c for c in closed if c.point == label]
+        t = by_target_table(view, f"steady-{label}", f"At steady state, {label} (median over fresh launches)", mine,
+                            ["rps", "latency_p50_ms", "latency_p99_ms", "time_to_steady_ms", "requests_to_steady",
+                             "precision_pct"],
+                            note="rows: fresh launches x the in-launch intervals behind each launch's value (its "
+                                 "measurement after warm-up until the steady-state rule held; a launch that never "
+                                 "settled is counted 'not steady' and its figures marked)")
+        if t:
+            out.append(_with_launches(view, t, label))
+        t = by_target_table(view, f"steady-cost-{label}", f"Why: cost per request at steady state, {label}", mine,
+                            ["app_cpu_ms_per_request", "db_cpu_ms_per_request", "sql_statements_per_request",
+                             "db_transactions_per_request", "gc_ms_per_s", "jit_compilations", "jit_compile_ms_per_s"],
+                            note="GC, JIT and SQL over the intervals measured after the steady window; JIT "
+                                 "compilations there mean the JIT was still at work")
+        if t:
+            t.terminal = False
+            out.append(_with_launches(view, t, label))
+    opened = [c for c in view.find("steady") if c.params.get("open_loop")]
+    for metric, what in (("latency_p99_ms", "p99 ms"), ("latency_p50_ms", "p50 ms")):
+        t = by_point_table(view, f"steady-open-{metric}", f"Open loop at a fraction of each launch's steady "
+                           f"throughput: {what}", [c for c in opened if c.metric == metric], "point")
+        if t:
+            t.terminal = metric == "latency_p99_ms"
+            out.append(t)
+    return out
+
+
+def _cell(view: RunView, target: str, point: str, metric: str) -> Cell | None:
+    return next((c for c in view.find("steady", metric, point) if c.target == target), None)
+
+
+def _with_launches(view: RunView, t: Table, point: str) -> Table:
+    """Each row labelled with its launches and in-launch intervals: "quarkus/jvm (2 launches x 10-14
+    intervals)", and how many launches never reached steady state."""
+    rows = []
+    for target, cells in t.rows:
+        rps, intervals = _cell(view, target, point, "rps"), _cell(view, target, point, "measured_intervals")
+        n = rps.summary.n if rps else 0
+        unsteady = sum(not x.steady for x in launch_states(view, target, point))
+        text = _launches(n) + (f" x {count_range(intervals)} intervals" if intervals else "")
+        rows.append((f"{target} ({text}{f', {unsteady} not steady' if unsteady else ''})", cells))
+        if intervals is not None:
+            t.annotated.append(intervals)
+    t.rows = rows
+    return t
+
+
+@dataclass(frozen=True)
+class LaunchState:
+    number: int | None  # None: a run stored before each launch's state was (which one is not known)
+    steady: bool
+    why: str
+
+
+def launch_states(view: RunView, target: str, point: str) -> list[LaunchState]:
+    """Each launch of an app/mode at a point: whether it reached steady state, and why (not)."""
+    part = re.compile(re.escape(f"steady:{point} launch ") + r"(\d+)")  # see launch_part
+    found = [LaunchState(int(m.group(1)), not o["reason"].startswith(NOT_STEADY), o["reason"])
+             for o in view.outcomes if f"{o['app']}/{o['mode']}" == target
+             and (m := part.fullmatch(o["scenario"])) is not None]
+    if found:
+        return sorted(found, key=lambda x: x.number)
+    rps = _cell(view, target, point, "rps")  # older runs: only the not-steady mark and the times to steady
+    if rps is None:
+        return []
+    timed = _cell(view, target, point, "time_to_steady_ms")
+    steady = rps.summary.n if "not-steady" not in rps.flags else (timed.summary.n if timed else 0)
+    return [LaunchState(None, i < steady, "" if i < steady else "not steady (reason not recorded)")
+            for i in range(rps.summary.n)]
+
+
+def runs_on_jvm(target: str) -> bool:
+    """Whether an app/mode runs on a JVM (the launch-to-launch target is for JVM apps): as the lab's
+    app descriptor says, else by its mode's name."""
+    app, _, mode = target.partition("/")
+    try:
+        found = apps.discover().get(app)
+    except LabError:
+        found = None
+    if found is not None and mode in found.modes:
+        return found.modes[mode].is_jvm
+    return mode != "native"
+
+
+STABLE_CV = 0.05  # launch-to-launch CV the headline throughput of a JVM app should stay within
+HEADLINE = ("rps", "latency_p50_ms", "latency_p99_ms", "time_to_steady_ms")
+
+
+def stability(view: RunView) -> list[str]:
+    """How stable each headline figure was across fresh launches: its CV, the launches behind it,
+    whether each reached steady state, and for a miss its cause."""
+    closed = [c for c in view.find("steady", "rps") if not c.params.get("open_loop")]
+    if not closed:
+        return []
+    lines = [f"stability of the headline figures across fresh launches (target: launch-to-launch CV of throughput "
+             f"<= {STABLE_CV:.0%} for JVM apps; other modes are a reference):"]
+    jvm = {t: runs_on_jvm(t) for t in dict.fromkeys(c.target for c in closed)}
+    for c in closed:
+        states = launch_states(view, c.target, c.point)
+        intervals = _cell(view, c.target, c.point, "measured_intervals")
+        each = ", ".join(f"#{x.number if x.number is not None else '?'} {'steady' if x.steady else 'NOT steady'}"
+                         for x in states)
+        lines.append(f"  {c.target} {c.point}: {_launches(c.summary.n)}"
+                     + (f" x {count_range(intervals)} in-launch intervals" if intervals else "") + f" ({each})")
+        for metric in HEADLINE:
+            cell = _cell(view, c.target, c.point, metric)
+            if cell is not None:
+                lines.append(f"    {_figure_line(cell, states, jvm[c.target])}")
+    by_target = {c.target: c for c in closed}
+    for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
+        if a in by_target and b in by_target and by_target[b].summary.median > 0:
+            ca, cb = by_target[a].summary, by_target[b].summary
+            lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x [{ca.min / cb.max:.2f}-{ca.max / cb.min:.2f}] "
+                         f"(the Quarkus team's lab publishes 1.98x for the same kind of app); "
+                         + _ratio_steadiness(view, by_target[a], by_target[b]))
+            lines += _gap(view, a, b, by_target[a].point, ca.median / cb.median)
+    return lines
+
+
+def _figure_line(cell: Cell, states: list[LaunchState], jvm: bool) -> str:
+    """One figure's stability: CV, launches, steady in how many, and the verdict with its causes."""
+    s = cell.summary
+    unsteady = [x for x in states if not x.steady]
+    head = (f"{metric_label(cell.metric)} {fmt_value(s.median)}: CV {s.cv:.1%} over {_launches(s.n)}, "
+            f"steady in {len(states) - len(unsteady)} of {len(states)}")
+    notes = [what for flag, what in (("driver-bound", "driver-bound intervals"), ("errors", "errors"))
+             if flag in cell.flags]
+    if cell.metric != "rps":  # no target: the launches' state says what the figure describes
+        unsettled = f"; not steady in {', '.join(_name(x) for x in unsteady)}" if unsteady else ""
+        return head + unsettled + "".join(f"; {n}" for n in notes) + " (no target)"
+    causes = []
+    if unsteady:
+        causes.append("not steady: " + "; ".join(f"{_name(x)}: {x.why}" for x in unsteady))
+    if s.n < 2:
+        causes.append("one launch: no launch-to-launch spread")
+    elif s.cv > STABLE_CV:
+        causes.append(f"spread between launches (CV above {STABLE_CV:.0%})"
+                      + ("" if unsteady else " with steady state reached in every launch"))
+    if not jvm:
+        verdict = "reference, not a JVM app (the target is for JVM apps)" + (f": {'; '.join(causes)}" if causes else "")
+    else:
+        verdict = f"MISS: {'; '.join(causes)}" if causes else "ok"
+    return f"{head}: {verdict}" + "".join(f"; also {n}" for n in notes)
+
+
+def _launches(n: int) -> str:
+    return f"{n} launch{'' if n == 1 else 'es'}"
+
+
+def _name(x: LaunchState) -> str:
+    return f"launch {x.number}" if x.number is not None else "a launch"
+
+
+def _ratio_steadiness(view: RunView, a: Cell, b: Cell) -> str:
+    """Whether the ratio compares two steady states: which side was not steady in how many launches."""
+    misses = []
+    for c in (a, b):
+        states = launch_states(view, c.target, c.point)
+        unsteady = sum(not x.steady for x in states)
+        if unsteady:
+            misses.append(f"{c.target} not steady in {unsteady} of {len(states)} launches")
+    if not misses:
+        return f"both steady in every launch (CV {a.summary.cv:.1%} and {b.summary.cv:.1%})"
+    return "NOT a steady-state ratio: " + ", ".join(misses) + " (its figure includes warm-up)"
+
+
+def _gap(view: RunView, a: str, b: str, at: str, ratio: float) -> list[str]:
+    """What the throughput gap between a and b goes with: CPU per request (app, DB), SQL
+    statements per request, and whether either JIT was still compiling."""
+    def med(target: str, metric: str) -> float | None:
+        found = _cell(view, target, at, metric)
+        return found.summary.median if found else None
+
+    out = []
+    for metric, what in (("app_cpu_ms_per_request", "app CPU ms/request"), ("db_cpu_ms_per_request", "DB CPU ms/request"),
+                         ("sql_statements_per_request", "SQL statements/request"), ("gc_ms_per_s", "GC ms/s"),
+                         ("jit_compile_ms_per_s", "JIT compile ms/s")):
+        va, vb = med(a, metric), med(b, metric)
+        if va is not None and vb is not None:
+            times = f" ({vb / va:.1f}x)" if va > 0 and metric.endswith("per_request") else ""
+            out.append(f"    {what}: {a} {va:,.3g}, {b} {vb:,.3g}{times}")
+    out += _gap_reading(med, a, b, ratio)
+    return out
+
+
+PUBLISHED_GAP = 1.98  # the Quarkus team's lab: Quarkus JVM / Spring Boot JVM req/s, the same kind of app
+CLOSE = 0.25          # two ratios within 25 % of each other are taken as the same
+
+
+def _gap_reading(med, a: str, b: str, ratio: float) -> list[str]:
+    """Which of the measured causes explains the ratio, and how it stands against the published one.
+    With both apps holding their one CPU, throughput goes as 1 / CPU per request: when the CPU
+    ratio matches the throughput ratio, the gap is the work each request costs the app, and the
+    SQL count, GC and JIT say where that work comes from."""
+    lines = []
+    off = ratio / PUBLISHED_GAP
+    lines.append(f"    reading: {ratio:.2f}x is " + ("close to" if abs(off - 1) <= CLOSE else f"{off:.1f}x")
+                 + f" the published {PUBLISHED_GAP}x")
+    cpu_a, cpu_b = med(a, "app_cpu_ms_per_request"), med(b, "app_cpu_ms_per_request")
+    if cpu_a and cpu_b:
+        cpu = cpu_b / cpu_a
+        follows = abs(cpu / ratio - 1) <= CLOSE
+        lines.append(f"    the app's own CPU per request differs {cpu:.1f}x: "
+                     + ("it explains the gap" if follows else "it does not explain the whole gap (the DB, the "
+                                                               "driver or idle CPU take the rest)"))
+    sql_a, sql_b = med(a, "sql_statements_per_request"), med(b, "sql_statements_per_request")
+    if sql_a is not None and sql_b is not None and abs(sql_b - sql_a) > 0.2:
+        lines.append(f"    the apps send different SQL per request ({sql_a:.2f} vs {sql_b:.2f}): a parity rule is "
+                     f"broken and the app, not the figure, needs fixing")
+    for t in (a, b):
+        jit = med(t, "jit_compile_ms_per_s")
+        if jit is not None and jit > 100:
+            lines.append(f"    {t}'s JIT was still compiling {jit:,.0f} ms a second, which the one-CPU quota takes "
+                         f"from the requests: part of the gap is warm-up, not the framework")
+    gc_a, gc_b = med(a, "gc_ms_per_s"), med(b, "gc_ms_per_s")
+    if gc_a is not None and gc_b is not None and abs(gc_b - gc_a) > 50:
+        more = b if gc_b > gc_a else a
+        lines.append(f"    {more} spends {abs(gc_b - gc_a):,.0f} ms a second more in GC")
+    return lines
