@@ -94,6 +94,20 @@ def _properties(data: Path, port: int, controller_port: int) -> str:
         "share.coordinator.state.topic.min.isr=1", "group.initial.rebalance.delay.ms=0", ""])
 
 
+STARTED_LINE = "Kafka Server started"
+
+
+def started_since(log_path: Path, offset: int) -> bool:
+    """Whether the broker logged its start line after `offset` (bytes): the log is appended to on
+    every start, so an earlier start's line must not count for this one."""
+    try:
+        with open(log_path, "rb") as f:
+            f.seek(offset)
+            return STARTED_LINE.encode() in f.read()
+    except OSError:
+        return False
+
+
 def _answers(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5):
@@ -104,7 +118,7 @@ def _answers(port: int) -> bool:
 
 class Broker:
     """`with Broker() as b:` -> b.bootstrap is "127.0.0.1:PORT"; stopped and its data removed on exit.
-    `restarts` counts how often it was started again (a stream app that needed it restarted)."""
+    `starts` counts its starts (more than one: restarted, e.g. for a stream app that needed it)."""
 
     def __init__(self, version: str = KAFKA_VERSION, heap_mb: int = 256, say=print):
         self.version, self.heap_mb, self.say = version, heap_mb, say
@@ -144,6 +158,7 @@ class Broker:
             props.write_text(_properties(self.root, self.port, controller))
             self._java("kafka.tools.StorageTool", "format", "-t", cluster_id(), "-c", str(props), wait=True)
         started = time.monotonic()
+        log_from = self.log_path.stat().st_size if self.log_path.exists() else 0
         self.proc = self._java("kafka.Kafka", str(self.root / "server.properties"))
         (self.root / CHILD_PID).write_text(str(self.proc.pid))
         self.starts += 1
@@ -151,14 +166,15 @@ class Broker:
             if self.proc.poll() is not None:
                 raise LabError(f"kafka: the broker exited with code {self.proc.returncode} while starting",
                                details=procs.tail(self.log_path, 20), fix=f"see {self.log_path}")
-            if _answers(self.port) and "Kafka Server started" in self.log_path.read_text(errors="replace"):
+            if _answers(self.port) and started_since(self.log_path, log_from):
                 return self
             time.sleep(0.1)
         raise LabError(f"kafka: the broker did not start within {timeout_s:.0f} s", details=procs.tail(self.log_path, 20))
 
-    def restart(self) -> None:
+    def restart(self, timeout_s: float = 120) -> None:
+        """Stop the broker process and start it again on the same data, ports and log."""
         self.stop_process()
-        self.start()
+        self.start(timeout_s)
 
     def stop_process(self) -> None:
         if self.proc is not None:
