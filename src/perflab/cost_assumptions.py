@@ -16,7 +16,8 @@ RSS_SOURCES = {
     "peak": ("memory", "rss_peak_mb", "*", "peak RSS under load"),
     "after-first": ("startup", "rss_after_first_mb", "warm", "RSS after the first request"),
     "rest": ("startup", "rss_rest_mb", "warm", "RSS at rest"),
-    "needed": ("memneeds", "memory_needed_mb", "*", "memory needed (smallest limit keeping 90 % of the best throughput)"),
+    "needed": ("memneeds", "memory_needed_mb", "*",
+               "memory needed (smallest limit keeping 90 % of the best clean throughput)"),
 }
 
 DEFAULTS: dict[str, Any] = {

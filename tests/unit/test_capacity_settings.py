@@ -1,5 +1,4 @@
-"""Settings of capacity, efficiency and memneeds: bad values give errors that name the key, and the
-memory-need rule picks the smallest setting that keeps the throughput."""
+"""Settings of capacity, efficiency and memneeds: bad values give errors that name the key."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ import pytest
 from perflab import plan
 from perflab.errors import LabError
 from perflab.scenarios.capacity import driver_max_rate
-from perflab.scenarios.memneeds import StepOutcome, needed
 
 
 def _plan(table: str) -> plan.Plan:
@@ -24,6 +22,7 @@ def _plan(table: str) -> plan.Plan:
     ("[efficiency]\nrates = []", "efficiency.rates must list at least one rate"),
     ("[memneeds]\nheaps_mb = [512, 8]", "memneeds.heaps_mb must list at least one size, each at least 16 MB"),
     ("[memneeds]\nkeep = 1.5", "memneeds.keep must be at most 1"),
+    ("[memneeds]\nmax_error_share = 1.0", "memneeds.max_error_share must be less than 1"),
 ])
 def test_bad_settings_name_the_key(table, words):
     with pytest.raises(LabError) as err:
@@ -41,12 +40,3 @@ def test_defaults_validate_and_sizes_run_from_the_largest_down():
 def test_the_driver_ceiling_follows_littles_law():
     assert driver_max_rate(256, 25.0) == pytest.approx(10240)
     assert driver_max_rate(10, 100.0) == pytest.approx(100)
-
-
-def test_memory_needed_is_the_smallest_setting_keeping_the_share_of_the_best():
-    steps = [StepOutcome(704, 512, 1000.0), StepOutcome(448, 256, 950.0), StepOutcome(320, 128, 700.0),
-             StepOutcome(256, 64, 0.0, failed="OOM-killed")]
-    assert needed(steps, 0.90).limit_mb == 448
-    assert needed(steps, 0.70).limit_mb == 320
-    assert needed(steps, 0.96).limit_mb == 704
-    assert needed([StepOutcome(64, None, 0.0, failed="not ready")], 0.9) is None

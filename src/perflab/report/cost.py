@@ -8,9 +8,11 @@ the baseline (Spring Boot, the study's "Framework A").
 
 Which memory a pod needs is the plan's choice (`rss` in [cost]): peak RSS under load by default,
 RSS after the first request or at rest, or `needed` - the memory the memneeds scenario measured as
-the smallest container limit keeping 90 % of the app's best throughput (a sizing measured under load
-rather than a multiple of RSS); an app/mode without that figure is listed as missing, never filled
-in from another source, so every app is costed from the same kind of figure.
+the smallest container limit keeping 90 % of the app's best throughput, judged on steps served
+without OOM kill or errors (a sizing measured under load rather than a multiple of RSS; when memneeds
+marks it within-noise, one setting up or down is as defensible); an app/mode without that figure is
+listed as missing, never filled in from another source, so every app is costed from the same kind
+of figure.
 
 Every assumption is overridable from the plan's [cost] table. The study did not publish its
 per-class sizes: the default factors (high 2x, medium 1x, low 0.5x the measured RSS) are this
