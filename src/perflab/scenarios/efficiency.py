@@ -2,12 +2,15 @@
 (open loop), with the app's CPU per request from its cgroup, the database's CPU per request and
 the app's RSS. Efficiency independent of who saturates first.
 
-The rates are absolute and come from the plan, so every app gets exactly the same load: choose them
-below the slowest app's capacity (the capacity scenario's table, from an earlier run, shows it). A
-rate an app could not hold (achieved < 97 % of offered) is flagged `not-held`: its cost per request
-is the cost of an overloaded app and is not compared. When capacity ran on the same path, each rate
-is also given as a share of the app's own capacity. On the long-lived load instance, after it has
-been warmed up to steady state (perflab.scenarios.warmup).
+The rates are absolute and come from the plan, so every app gets exactly the same load and a rerun
+the same rates (they are never derived from an earlier run's results). Choosing them: take the
+lowest capacity at the objective among the apps compared (the capacity table of a run on this
+machine with the same limits) and set the rates at fractions of it, e.g. a quarter, a half and
+three quarters, so that every app holds every rate. A rate an app could not hold (achieved < 97 %
+of offered) is flagged `not-held`: its cost per request is the cost of an overloaded app and is not
+compared, and the summary names the app and the rate. When capacity ran on the same path, each
+rate is also given as a share of the app's own capacity. On the long-lived load instance, after it
+has been warmed up to steady state (perflab.scenarios.warmup).
 """
 
 from __future__ import annotations
@@ -37,8 +40,9 @@ METRIC_LABELS.update({"rss_mb": "RSS MB", "rate_of_own_capacity_pct": "% of own 
 
 class EfficiencySettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")
-    rates: list[float] = setting([250.0, 500.0, 1000.0], "offered rates, the same for every app: below the slowest "
-                                                         "app's capacity", "req/s")
+    rates: list[float] = setting([250.0, 500.0, 1000.0], "offered rates, the same for every app: fractions (e.g. "
+                                                         "1/4, 1/2, 3/4) of the lowest capacity among the apps "
+                                                         "compared, from a capacity run on this machine", "req/s")
     step_s: float = setting(10.0, "each rate's measurement", "s", ge=1)
     step_warmup_s: float = setting(2.0, "each rate first runs this long, unmeasured", "s", ge=0)
     connections: int = setting(64, "the open-loop driver's connections at most", "connections", ge=1)
@@ -111,24 +115,37 @@ def tables(view: RunView) -> list[Table]:
     return out
 
 
+def _not_held(view: RunView) -> dict[str, list[str]]:
+    """Per app/mode, the rates it could not hold with what it achieved, lowest first."""
+    out: dict[str, list[str]] = {}
+    for c in sorted(view.find("efficiency", "rps"), key=lambda c: c.params.get("rate") or 0):
+        if "not-held" in c.flags and c.params.get("rate"):
+            out.setdefault(c.target, []).append(f"{fmt_value(c.params['rate'])} req/s (achieved "
+                                                f"{fmt_value(c.summary.median)})")
+    return out
+
+
 def remarks(view: RunView) -> list[str]:
-    """The app's CPU per request at the highest rate every app held (else the highest any held,
-    naming who did not), cheapest first."""
+    """The app's CPU per request at the highest rate every app held (else the highest most held),
+    cheapest first, then which app could not hold which rate."""
     cells = view.find("efficiency", "app_cpu_ms_per_request")
     held = [c for c in cells if "not-held" not in c.flags and c.params.get("rate")]
+    not_held = _not_held(view)
+    said = "; ".join(f"{t} {' and '.join(rates)}" for t, rates in not_held.items())
     if not held:
-        return []
-    targets = {c.target for c in cells}
+        return [f"app CPU ms per request: no app held any rate; not held: {said}"] if said else []
+    targets = {c.target for c in cells} | set(not_held)
     by_rate = {r: [c for c in held if c.params["rate"] == r] for r in sorted({c.params["rate"] for c in held})}
     common = [r for r, at in by_rate.items() if {c.target for c in at} == targets]
     rate = common[-1] if common else max(by_rate, key=lambda r: (len(by_rate[r]), r))
     at = sorted(by_rate[rate], key=lambda c: c.summary.median)
     parts = ", ".join(f"{c.target} {fmt_value(c.summary.median)}" for c in at)
-    missing = sorted(targets - {c.target for c in at})
+    unmeasured = sorted(targets - {c.target for c in at} - set(not_held))
     reading = (f"; {at[-1].target} spends {at[-1].summary.median / at[0].summary.median:.1f}x the CPU of "
                f"{at[0].target} per request" if len(at) > 1 and at[0].summary.median > 0 else "")
     return [f"app CPU ms per request at {fmt_value(rate)} req/s: {parts}{reading}"
-            + (f" ({', '.join(missing)} could not hold that rate)" if missing else "")]
+            + (f" ({', '.join(unmeasured)}: no figure at that rate)" if unmeasured else "")
+            + (f"; not held: {said}" if said else "")]
 
 
 def describe(p: dict, plan: dict) -> str:
