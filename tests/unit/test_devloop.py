@@ -1,5 +1,5 @@
-"""devloop's own logic: where an error output points, which artifacts a failed dev mode lacked,
-and the working copy: edits never reach the tracked files and the copy goes on every way out."""
+"""devloop's own logic: where an error output points, and the working copy: edits never reach the
+tracked files and the copy goes on every way out."""
 
 from __future__ import annotations
 
@@ -36,14 +36,6 @@ def test_the_meaningful_line_is_the_first_naming_the_file_with_a_line_number():
     assert edits.where_it_points(out, "src/main/java/dev/perflab/HelloResource.java") == 3
     assert edits.where_it_points("./handlers.go:75:22: undefined: x", "handlers.go") == 1
     assert edits.where_it_points("see HelloResource.java for details", "HelloResource.java") is None
-
-
-def test_the_artifacts_a_dev_mode_could_not_resolve_are_named_once_each():
-    log = ("[ERROR] 1) Failed to resolve artifact io.quarkus:quarkus-devui-spi:jar:3.37.1\n"
-           "Failed to collect dependencies of io.quarkus:quarkus-devui-deployment:jar:3.37.1: either\n"
-           "[ERROR] 1) Failed to resolve artifact io.quarkus:quarkus-devui-spi:jar:3.37.1\n")
-    assert loops.missing_artifacts(log) == ["io.quarkus:quarkus-devui-spi:jar:3.37.1",
-                                            "io.quarkus:quarkus-devui-deployment:jar:3.37.1"]
 
 
 @pytest.mark.parametrize("name", sorted(edits.HELLO))

@@ -1,6 +1,7 @@
 """The ways a developer sees a change, each as the steps the lab takes after a save:
 
-- dev-mode (Quarkus `quarkus:dev`): nothing; the next request recompiles and reloads.
+- dev-mode (Quarkus `quarkus:dev`): nothing; the next request recompiles and reloads. (Where the
+  registry lacks its Dev UI pieces, dev mode starts again with the app's dev-mode pins.)
 - devtools (Spring Boot DevTools under `spring-boot:run`): the compile an IDE does on save, then
   DevTools restarts the application inside the running JVM.
 - rebuild-restart (any app): stop, rebuild with the app's own build command, start the artifact.
@@ -127,14 +128,51 @@ class Loop:
         self.wc.remember_child(self.proc.pid)
 
 
+# The Quarkus apps' dev-mode-only Maven profile (see apps/quarkus/pom.xml): the Dev UI pieces pinned
+# to the nearest release a partial registry serves. Added only after plain dev mode failed to resolve,
+# so where Maven Central is complete dev mode runs as a developer's would.
+DEV_UI_PINS = "perflab.dev-ui-pins"
+_FIX = "run where Maven Central is complete, or add the artifacts to the Maven mirror"
+
+
 class QuarkusDev(Loop):
     kind = DEV_MODE
+    # what plain dev mode could not resolve here, when the loop runs with the app's pins instead
+    lacked: list[str] = []
+
+    def command(self, pinned: bool) -> list[str]:
+        return [str(self.wc.mvnw), "-B", "quarkus:dev", *([f"-D{DEV_UI_PINS}=true"] if pinned else []),
+                "-Ddebug=false", "-Dquarkus.devservices.enabled=false", "-Dquarkus.console.enabled=false",
+                "-Dquarkus.analytics.disabled=true", f"-Dquarkus.http.port={self.port}"]
 
     def start(self) -> None:
         env = _tool_env(self.wc, self.port, self.db_env, self.mode)
-        self._spawn([str(self.wc.mvnw), "-B", "quarkus:dev", "-Ddebug=false", "-Dquarkus.devservices.enabled=false",
-                     "-Dquarkus.console.enabled=false", "-Dquarkus.analytics.disabled=true",
-                     f"-Dquarkus.http.port={self.port}"], env)
+        self._spawn(self.command(pinned=False), env)
+        lacked = self._unresolved()
+        if not lacked:
+            return
+        if DEV_UI_PINS not in (self.wc.app.dir / "pom.xml").read_text():
+            raise Unavailable(f"dev mode cannot start: the registry lacks {', '.join(lacked)}", fix=_FIX)
+        self.app_log.rename(self.log("unpinned"))  # kept beside the log of the run that counts
+        self._spawn(self.command(pinned=True), env)
+        still = self._unresolved()
+        if still:
+            raise Unavailable(f"dev mode cannot start: the registry lacks {', '.join(lacked)}; "
+                              f"with the app's dev-mode pins ({DEV_UI_PINS}) still {', '.join(still)}", fix=_FIX)
+        self.lacked = lacked
+
+    def _unresolved(self) -> list[str]:
+        """Wait until dev mode listens or its Maven process ends; the artifacts it ended on (none when
+        it listens, times out or ends for another reason, which the caller's wait reports)."""
+        assert self.proc is not None
+        deadline = self.started_ns + int(self.timeout_s * 1e9)
+        while time.monotonic_ns() < deadline:
+            if self.proc.poll() is not None:
+                return missing_artifacts(self.app_log.read_text(errors="replace"))
+            if procs.port_in_use(self.port):
+                return []
+            time.sleep(0.2)
+        return []
 
 
 class SpringDevtools(Loop):
@@ -190,17 +228,39 @@ class RebuildRestart(Loop):
         return done
 
 
-_MISSING = re.compile(r"(?:Failed to resolve artifact|Failed to collect dependencies of|Could not find artifact)"
-                      r"\s+([\w.\-]+:[\w.\-]+(?::[\w.\-]+)*)")
+_COORDS = r"[\w.\-]+:[\w.\-]+(?::[\w.\-]+){1,3}"  # group:artifact:type[:classifier]:version
+# Maven's and Quarkus's words for an artifact the registry did not serve (now or, cached, before).
+_ABSENT = re.compile(rf"(?:Could not find artifact|Failed to resolve artifact)\s+({_COORDS})"
+                     rf"|({_COORDS}) (?:\(absent\)|was not found in)")
+# Quarkus says this when an extension's deployment POM could not be resolved, or when that POM has no
+# dependencies: only a request for the POM in the same log that never completed shows it absent.
+_NO_POM = re.compile(rf"Failed to collect dependencies of ({_COORDS}): either its POM could not be resolved")
+_TRANSFER = re.compile(r"^(?:\[INFO\] )?Download(ing|ed) from \S+: (\S+)", re.M)
+
+
+def _gav(coords: str) -> str:
+    group, artifact, *_, version = coords.split(":")
+    return f"{group}:{artifact}:{version}"
+
+
+def _pom_never_arrived(coords: str, log_text: str) -> bool:
+    group, artifact, *_, version = coords.split(":")
+    pom = f"/{group.replace('.', '/')}/{artifact}/{version}/{artifact}-{version}.pom"
+    transfers = [verb for verb, url in _TRANSFER.findall(log_text) if url.endswith(pom)]
+    return "ing" in transfers and "ed" not in transfers
 
 
 def missing_artifacts(log_text: str) -> list[str]:
-    """Artifacts a failed Maven start could not resolve, in order, once each."""
-    found: list[str] = []
-    for m in _MISSING.finditer(log_text):
-        if m.group(1) not in found:
-            found.append(m.group(1))
-    return found
+    """group:artifact:version of each artifact a failed Maven start showed absent from the registry,
+    in order, once each (an artifact only named beside one, e.g. the runtime artifact of a
+    deployment artifact whose POM is absent, is not)."""
+    found: dict[int, str] = {}
+    for m in _ABSENT.finditer(log_text):
+        found.setdefault(m.start(), _gav(m.group(1) or m.group(2)))
+    for m in _NO_POM.finditer(log_text):
+        if _pom_never_arrived(m.group(1), log_text):
+            found.setdefault(m.start(), _gav(m.group(1)))
+    return list(dict.fromkeys(found[at] for at in sorted(found)))
 
 
 def loops_for(app_name: str, framework: str) -> list[type[Loop]]:
