@@ -1,18 +1,45 @@
-"""LAB-2020 4.1 verdicts from stored devloop figures: what each measured case makes of a claim."""
+"""LAB-2020 4.1 verdicts from devloop figures stored the way the scenario stores them: what each
+measured case makes of a claim, and that a change that never showed is never a round trip."""
 
 from __future__ import annotations
 
 from perflab.devloop import claims
+from perflab.devloop.roundtrip import LoopResult, Trip
+from perflab.devloop.stream import BROKER_RESTART
 from perflab.results import load
+from perflab.scenarios import devloop
 from perflab.store import Store
 
+STEPS = {"dev-mode": [], "devtools": ["compile"], "rebuild-restart": ["stop", "rebuild", "restart"]}
 
-def _view(figures, outcomes=()):
+
+class _Recorder:
+    """What devloop's _record needs of a Context: its settings and record(), into a real store."""
+
+    def __init__(self, store: Store, run: str, app: str):
+        self.store, self.run, self.app = store, run, app
+        self.settings = devloop.DevloopSettings()
+
+    def record(self, metric, value, unit, *, at, repeat=0, flags=(), extra=None):
+        if value is not None:
+            self.store.add_figure(self.run, self.app, "jvm", "devloop", metric, value, unit, point=at.label,
+                                  params=dict(at.params), repeat=repeat, flags=flags, extra=extra)
+
+
+def _loop(app: str, loop: str, seconds, edit: str = "hello", broker_restarts=None):
+    """(app, result): one trip per entry of `seconds` (None: never showed); `broker_restarts`
+    gives the repeats whose change needed a broker restart (a stream app's)."""
+    trips = [Trip(edit, r, s, [*STEPS[loop], *([BROKER_RESTART] if r in (broker_restarts or ()) else [])],
+                  state_kept=False if loop != "dev-mode" or s is None else None)
+             for r, s in enumerate(seconds)]
+    return app, LoopResult(loop, 10.0, 300.0, trips=trips), broker_restarts is not None
+
+
+def _view(*loops, outcomes=()):
     store = Store()
     run = store.begin_run({"name": "t"}, {})
-    for app, loop, edit, metric, value in figures:
-        params = {"loop": loop, **({"edit": edit} if edit else {})}
-        store.add_figure(run, app, "jvm", "devloop", metric, value, "s", point=f"{loop} {edit}".strip(), params=params)
+    for app, result, stream in loops:
+        devloop._record(_Recorder(store, run, app), result, stream)
     for app, part, status, reason in outcomes:
         store.add_outcome(run, app, "jvm", f"devloop:{part}", status, reason)
     store.finish_run(run, "complete")
@@ -24,45 +51,92 @@ def _verdict(view, claim_id):
 
 
 def test_quarkus_dev_mode_with_no_steps_after_save_holds(workdir):
-    view = _view([("quarkus", "dev-mode", "hello", "steps", 2), ("quarkus", "dev-mode", "hello", "round_trip_s", 1.5)])
-    assert _verdict(view, "4.1.1 Quarkus").verdict == "held"
+    v = _verdict(_view(_loop("quarkus", "dev-mode", [1.2, 1.5, 1.9])), "4.1.1 Quarkus")
+    assert v.verdict == "held" and "1.5 s" in v.why and "(change, save)" in v.why
+
+
+def test_a_dev_mode_change_that_never_showed_is_no_round_trip(workdir):
+    never = _verdict(_view(_loop("quarkus", "dev-mode", [None, None, None])), "4.1.1 Quarkus")
+    assert never.verdict == "did not hold" and "never showed" in never.why and "300" not in never.why
+    partly = _verdict(_view(_loop("quarkus", "dev-mode", [1.2, None, 1.4])), "4.1.1 Quarkus")
+    assert partly.verdict == "unclear" and "2 of 3" in partly.why
 
 
 def test_an_unavailable_dev_mode_is_unclear_and_says_why(workdir):
-    view = _view([("quarkus", "rebuild-restart", "hello", "steps", 5)],
-                 [("quarkus", "dev-mode", "unavailable", "the registry lacks io.quarkus:quarkus-devui-spi")])
+    view = _view(_loop("quarkus", "rebuild-restart", [40.0]),
+                 outcomes=[("quarkus", "dev-mode", "unavailable", "the registry lacks io.quarkus:quarkus-devui-spi")])
     v = _verdict(view, "4.1.1 Quarkus")
     assert v.verdict == "unclear" and "quarkus-devui-spi" in v.why
 
 
-def test_devtools_with_one_compile_step_holds_against_two_but_names_the_compile(workdir):
-    view = _view([("quarkus", "dev-mode", "hello", "steps", 2), ("quarkus", "dev-mode", "hello", "round_trip_s", 1.0),
-                  ("spring-boot", "devtools", "hello", "steps", 3),
-                  ("spring-boot", "devtools", "hello", "round_trip_s", 9.0)])
-    v = _verdict(view, "4.1.1 Framework A")
-    assert v.verdict == "held" and "compile" in v.why
+def test_devtools_has_more_steps_than_quarkus_but_not_the_stop_rebuild_restart_lab_2020_lists(workdir):
+    view = _view(_loop("quarkus", "dev-mode", [1.0, 1.1]), _loop("spring-boot", "devtools", [9.0, 8.0]),
+                 _loop("spring-boot", "rebuild-restart", [40.0, 42.0]))
+    more = _verdict(view, "4.1.1 Framework A")
+    assert more.verdict == "held"
+    assert "3 (devtools) against the 2 measured for Quarkus" in more.why and "IDE" in more.why
+    assert "rebuild-restart: 5 steps (change, save, stop, rebuild, restart)" in more.why
+    which = _verdict(view, "4.1.1 Framework A steps")
+    assert which.verdict == "did not hold" and "with no stop, rebuild, restart" in which.why
+
+
+def test_without_devtools_the_plain_loop_is_compared_and_never_held_unseen(workdir):
+    no_devtools = ("spring-boot", "devtools", "unavailable", "the registry lacks spring-boot-devtools")
+    view = _view(_loop("spring-boot", "rebuild-restart", [40.0]), outcomes=[no_devtools])
+    more = _verdict(view, "4.1.1 Framework A")
+    assert more.verdict == "held" and "against the 2 LAB-2020 gives Quarkus" in more.why
+    assert "spring-boot-devtools" in more.why
+    which = _verdict(view, "4.1.1 Framework A steps")
+    assert which.verdict == "unclear" and "by construction" in which.why
+    # a plain loop whose change never showed is no comparison at all
+    unseen = _verdict(_view(_loop("spring-boot", "rebuild-restart", [None]), outcomes=[no_devtools]),
+                      "4.1.1 Framework A")
+    assert unseen.verdict == "unclear" and "never showed" in unseen.why
+
+
+def test_devtools_that_never_showed_the_change_leaves_stop_rebuild_restart_as_the_way(workdir):
+    view = _view(_loop("spring-boot", "devtools", [None, None]), _loop("spring-boot", "rebuild-restart", [40.0, 41.0]))
+    assert _verdict(view, "4.1.1 Framework A steps").verdict == "held"
 
 
 def test_a_stream_change_without_a_broker_restart_refutes_framework_a_needing_one(workdir):
-    view = _view([("stream-spring", "devtools", "hello", "round_trip_s", 20.0),
-                  ("stream-spring", "devtools", "", "broker_restarts", 0)])
+    view = _view(_loop("stream-spring", "devtools", [20.0, 18.0], broker_restarts=()))
     assert _verdict(view, "4.1.2 Framework A").verdict == "did not hold"
-    restarted = _view([("stream-spring", "devtools", "hello", "round_trip_s", 20.0),
-                       ("stream-spring", "devtools", "", "broker_restarts", 1)])
-    assert _verdict(restarted, "4.1.2 Framework A").verdict == "held"
+    restarted = _view(_loop("stream-spring", "devtools", [80.0, 18.0], broker_restarts=(0,)))
+    v = _verdict(restarted, "4.1.2 Framework A")
+    assert v.verdict == "held" and "only after 1 broker restarts" in v.why
+
+
+def test_a_broker_restart_after_which_the_change_never_showed_decides_nothing(workdir):
+    view = _view(_loop("stream-spring", "devtools", [None], broker_restarts=(0,)))
+    v = _verdict(view, "4.1.2 Framework A")
+    assert v.verdict == "unclear" and "never showed" in v.why and "after 1 broker restarts" in v.why
+    quarkus = _view(_loop("stream-quarkus", "dev-mode", [None], broker_restarts=()))
+    assert _verdict(quarkus, "4.1.2").verdict == "did not hold"
 
 
 def test_no_devloop_in_the_run_gives_no_verdicts(workdir):
-    assert claims.verdicts(_view([])) == []
+    assert claims.verdicts(_view()) == []
 
 
 def test_the_mixed_file_claim_needs_dev_mode_and_reports_the_restart_figure_otherwise(workdir):
-    view = _view([("quarkus", "rebuild-restart", "mixed", "round_trip_s", 40.0)],
-                 [("quarkus", "dev-mode", "unavailable", "the registry lacks X")])
+    view = _view(_loop("quarkus", "rebuild-restart", [40.0], edit="mixed"),
+                 outcomes=[("quarkus", "dev-mode", "unavailable", "the registry lacks X")])
     v = _verdict(view, "4.1.3")
     assert v.verdict == "unclear" and "40.0 s" in v.why
-    held = _view([("quarkus", "dev-mode", "mixed", "round_trip_s", 2.0)])
-    assert _verdict(held, "4.1.3").verdict == "held"
+    assert _verdict(_view(_loop("quarkus", "dev-mode", [2.0], edit="mixed")), "4.1.3").verdict == "held"
+    assert _verdict(_view(_loop("quarkus", "dev-mode", [None], edit="mixed")), "4.1.3").verdict == "did not hold"
+
+
+def test_the_step_table_says_how_many_repeats_never_showed_and_flags_a_broker_restart(workdir):
+    view = _view(_loop("quarkus", "dev-mode", [1.2, None, 1.4]),
+                 _loop("stream-spring", "devtools", [75.0], broker_restarts=(0,)))
+    (table,) = claims.step_table(view)
+    rows = {(r[0], r[1]): r for r in table.rows}
+    assert rows[("quarkus/jvm", "dev-mode")][5].endswith("(not visible in 1 of 3 repeats: stored at the timeout)")
+    assert rows[("stream-spring/jvm", "devtools")][3] == "4 (change, save, compile, broker restart)"
+    (restarted,) = [c for c in view.find("devloop", "round_trip_s") if c.app == "stream-spring"]
+    assert "broker-restarted" in restarted.flags
 
 
 def _devloop_run(store: Store) -> str:

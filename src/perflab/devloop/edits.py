@@ -1,9 +1,10 @@
-"""The scripted edits, per app: the file holding /hello's text (or, for a stream app, its
-transformation) and the change that shows over HTTP.
+"""The scripted edits, per app: /hello's text (or, for a stream app, its transformation), an edit
+that does not compile ("broken": an undefined name next to the text; its fix is the next compiling
+change), /fruits' ordering in its service, and a new endpoint in a new file (for Quarkus: one file
+holding an imperative and a reactive endpoint, LAB-2020 4.1.3); each with what then shows over HTTP.
 
-Each edit is made on the tracked text of the file (not on the previous edit), so a repeat never
-depends on what the one before left behind. "broken" does not compile (an undefined name next to
-the text); its fix is the next "hello" edit.
+An edit of a tracked file is made on its tracked text (not on the previous edit), so a repeat never
+depends on what the one before left behind; a new file is written whole.
 """
 
 from __future__ import annotations
@@ -76,6 +77,18 @@ def descending(body: str) -> bool | None:
     return None if cherry < 0 or apple < 0 else cherry < apple
 
 
+@dataclass(frozen=True)
+class NewEndpoint:
+    """A new source file holding a new endpoint (the first save creates it, later saves change its
+    text), plus, where routes are wired by hand (Go's ServeMux), the line that wires it."""
+
+    edit: str                                     # the edit's name in the figures
+    file: str                                     # relative to the app's folder
+    source: str                                   # the file, with TAG where the response text changes
+    shows: dict[str, str]                         # path -> the text it answers (with TAG)
+    wiring: tuple[str, str, str] | None = None    # (file, old, new) in the tracked sources
+
+
 # LAB-2020 4.1.3: one new source file holding an imperative and a reactive endpoint (a new endpoint
 # the first time, a change of both the next times); only where the framework serves both styles
 # side by side in one class.
@@ -107,6 +120,88 @@ public class MixedResource {
 """),
 }
 MIXED_PATHS = {"/mixed/imperative": "imperative (TAG)", "/mixed/reactive": "reactive (TAG)"}
+
+
+ENDPOINT_PATH, ENDPOINT_TEXT = "/devloop/greeting", "new endpoint (TAG)"
+
+
+def _java_endpoint(package: str, folder: str, body: str) -> NewEndpoint:
+    return NewEndpoint("endpoint", f"{folder}/{package.replace('.', '/')}/DevloopGreeting.java",
+                       f"package {package};\n\n{body}", {ENDPOINT_PATH: ENDPOINT_TEXT})
+
+
+# The idiom of each app for one more GET endpoint answering text: a Spring MVC controller, a
+# WebFlux controller returning a Mono, a JAX-RS resource, a Go handler method and its route.
+ENDPOINT = {
+    "spring-boot": _java_endpoint("dev.perflab.springboot.web", "src/main/java", """\
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+public class DevloopGreeting {
+
+    @GetMapping(path = "/devloop/greeting", produces = MediaType.TEXT_PLAIN_VALUE)
+    public String greeting() {
+        return "new endpoint (TAG)";
+    }
+}
+"""),
+    "spring-webflux": _java_endpoint("dev.perflab.springwebflux.web", "src/main/java", """\
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import reactor.core.publisher.Mono;
+
+@RestController
+public class DevloopGreeting {
+
+    @GetMapping(path = "/devloop/greeting", produces = MediaType.TEXT_PLAIN_VALUE)
+    public Mono<String> greeting() {
+        return Mono.just("new endpoint (TAG)");
+    }
+}
+"""),
+    "thorntail": _java_endpoint("dev.perflab.thorntail", "app/src/main/java", """\
+import javax.enterprise.context.ApplicationScoped;
+import javax.ws.rs.GET;
+import javax.ws.rs.Path;
+import javax.ws.rs.Produces;
+import javax.ws.rs.core.MediaType;
+
+@Path("/devloop/greeting")
+@ApplicationScoped
+public class DevloopGreeting {
+
+    @GET
+    @Produces(MediaType.TEXT_PLAIN)
+    public String greeting() {
+        return "new endpoint (TAG)";
+    }
+}
+"""),
+    # Go: the handler in a new file, its route in routes(); the other edits of handlers.go start from
+    # its tracked text, so each round wires the route anew
+    "go-reference": NewEndpoint("endpoint", "devloop_greeting.go", """\
+package main
+
+import (
+	"io"
+	"net/http"
+)
+
+func (s *server) devloopGreeting(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	io.WriteString(w, "new endpoint (TAG)")
+}
+""", {ENDPOINT_PATH: ENDPOINT_TEXT},
+        wiring=("handlers.go", 'route(mux, "/hello", methods{"GET": s.hello})\n',
+                'route(mux, "/hello", methods{"GET": s.hello})\n'
+                '\troute(mux, "/devloop/greeting", methods{"GET": s.devloopGreeting})\n')),
+    # LAB-2020 4.1.3: Quarkus's new endpoint is the file holding an imperative and a reactive one
+    "quarkus": NewEndpoint("mixed", *MIXED["quarkus"], MIXED_PATHS),
+}
 
 
 def where_it_points(text: str, file: str) -> int | None:

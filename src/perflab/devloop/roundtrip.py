@@ -1,6 +1,8 @@
-"""One loop, scripted: start it, then per repeat a compiling change of /hello's text, an edit that
-does not compile, and its fix; each timed from the completed save to the first HTTP response (or
-step output) that shows it."""
+"""One loop, scripted: start it, then per repeat a compiling change of /hello's text (a stream
+app's transformation), an edit that does not compile and its fix, /fruits' ordering in its
+service, and a new endpoint in a new file (Quarkus: the file with an imperative and a reactive
+endpoint); each timed from the completed save to the first HTTP response (or step output) that
+shows it, with what the app kept across it."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ from typing import Callable
 
 from perflab.probes.proc import tree_rss_bytes
 
-from .edits import FRUITS, MIXED, MIXED_PATHS, UNDEFINED, HelloSource, descending, where_it_points
-from .loops import Loop, QuarkusDev, Unavailable, missing_artifacts
+from .edits import ENDPOINT, FRUITS, UNDEFINED, HelloSource, NewEndpoint, descending, where_it_points
+from .loops import AfterSave, Loop, QuarkusDev, Unavailable, missing_artifacts
 
-HELLO, BROKEN, FIX, MIXED_EDIT, FRUITS_EDIT = "hello", "broken", "fix", "mixed", "fruits"
+HELLO, BROKEN, FIX, FRUITS_EDIT, ENDPOINT_EDIT, MIXED_EDIT = "hello", "broken", "fix", "fruits", "endpoint", "mixed"
+EDITS = (HELLO, BROKEN, FIX, FRUITS_EDIT, ENDPOINT_EDIT, MIXED_EDIT)  # in the order a repeat makes them
 
 
 @dataclass
@@ -27,7 +30,27 @@ class Trip:
     line: int | None = None           # the line of that output naming the edited file and line
     db_kept: bool | None = None       # the same DB backend connections before and after
     restarts: int | None = None       # app restarts inside a dev loop's process for this one save
+    state_kept: bool | None = None    # in-memory state across the change: see state_kept()
     note: str = ""
+
+
+def state_kept(same_process: bool, restarts: int | None) -> bool | None:
+    """Whether state the app held in memory before the save can still be there when the change
+    shows: only if the same process answers and the app did not start again inside it (a DevTools
+    restart or a Quarkus live reload makes new application objects). A new process (stop, rebuild,
+    restart) loses it. None: the same process, but its log cannot tell whether the app restarted."""
+    if not same_process:
+        return False
+    return None if restarts is None else restarts == 0
+
+
+@dataclass
+class _Before:
+    """What the app had just before a save, to tell what it kept once the change shows."""
+
+    backends: set[int]
+    starts: int | None
+    pid: int | None
 
 
 @dataclass
@@ -81,13 +104,20 @@ def _mb(pid: int | None) -> float | None:
     return tree_rss_bytes(pid) / 1e6 if pid else None
 
 
+# a dev loop may log the app's start a moment after the first response (Spring Boot logs
+# "Started" once its web server already serves): the start count is read again after this
+START_LOG_GRACE_S = 1.0
+
+
 class Script:
     def __init__(self, loop: Loop, hello: HelloSource, path: str, poll_s: float,
                  backends: Callable[[], set[int]], say: Callable[[str], None] = lambda s: None):
         self.loop, self.hello, self.url, self.poll_s = loop, hello, loop.base_url + path, poll_s
         self.backends, self.say = backends, say
         self.ready_url = self.url
-        self.extra_steps: list[str] = []  # steps a change needed beyond the loop's own (e.g. a broker restart)
+        # what a change needed beyond the loop's own steps (e.g. a broker restart), and why
+        self.extra_steps: list[str] = []
+        self.extra_note = ""
 
     def shows(self, shown: str, saved_ns: int) -> tuple[float | None, int | None, str]:
         """Wait until a response shows `shown`: (seconds since the save or None, last status, body)."""
@@ -110,62 +140,71 @@ class Script:
         pid = loop.proc.pid if loop.proc else None
         return LoopResult(loop.kind, seconds, _mb(pid))
 
+    def _pid(self) -> int | None:
+        return self.loop.proc.pid if self.loop.proc is not None and self.loop.alive() else None
+
+    def _before(self) -> _Before:
+        return _Before(self.backends(), self.loop.app_starts(), self._pid())
+
+    def _trip(self, edit: str, repeat: int, before: _Before, done: AfterSave, seconds: float | None,
+              why_not: str) -> Trip:
+        """The trip of one save; what the app kept across it is read once the change showed."""
+        steps, note = [*done.steps, *self.extra_steps], self.extra_note
+        self.extra_steps, self.extra_note = [], ""
+        if done.failed:
+            return Trip(edit, repeat, None, steps, note=f"{done.failed} failed:\n{done.output[-1500:]}")
+        if seconds is None:
+            return Trip(edit, repeat, None, steps, note="; ".join(filter(None, (note, why_not))))
+        same = before.pid is not None and before.pid == self._pid()
+        if same and before.starts is not None:
+            time.sleep(START_LOG_GRACE_S)
+        now = self.loop.app_starts()
+        restarts = now - before.starts if now is not None and before.starts is not None else None
+        after = self.backends()
+        return Trip(edit, repeat, seconds, steps, db_kept=bool(before.backends & after) if before.backends else None,
+                    restarts=restarts, state_kept=state_kept(same, restarts), note=note)
+
     def change(self, edit: str, repeat: int) -> Trip:
         """A compiling change of the greeting; `edit` is hello or fix (after a broken edit)."""
         old, new, shown = self.hello.changed(f"{edit} {repeat + 1}")
-        before = self.backends()
-        starts = self.loop.app_starts()
+        before = self._before()
         saved = self.loop.wc.edit(self.hello.file, old, new)
         done = self.loop.after_save()
-        if done.failed:
-            return Trip(edit, repeat, None, done.steps, note=f"{done.failed} failed:\n{done.output[-1500:]}")
-        seconds, status, body = self.shows(shown, saved)
-        done.steps.extend(self.extra_steps)
-        self.extra_steps = []
-        after = self.backends()
-        kept = bool(before & after) if before else None
-        note = "" if seconds is not None else f"not shown (last status {status}: {body[:200]!r})"
-        now = self.loop.app_starts()
-        restarts = now - starts if now is not None and starts is not None else None
-        return Trip(edit, repeat, seconds, done.steps, db_kept=kept, note=note, restarts=restarts)
+        seconds, status, body = (None, None, "") if done.failed else self.shows(shown, saved)
+        return self._trip(edit, repeat, before, done, seconds, f"not shown (last status {status}: {body[:200]!r})")
 
     def fruits(self, repeat: int) -> Trip:
         """/fruits' ordering in the service (descending on even repeats, back to ascending on odd
         ones): visible once the list comes in the new order."""
         file, old, new = FRUITS[self.loop.wc.source.name]
         want_desc = repeat % 2 == 0
-        before = self.backends()
+        before = self._before()
         saved = self.loop.wc.edit(file, old, new if want_desc else old)
         done = self.loop.after_save()
-        if done.failed:
-            return Trip(FRUITS_EDIT, repeat, None, done.steps, note=f"{done.failed} failed:\n{done.output[-1500:]}")
-        seconds, status, body = wait_for(self.loop.base_url + "/fruits",
-                                         lambda s, b: s == 200 and descending(b) is want_desc, saved,
-                                         self.loop.timeout_s, self.poll_s, self.loop.alive)
-        after = self.backends()
-        note = "" if seconds is not None else f"not in the new order (last status {status}: {body[:200]!r})"
-        return Trip(FRUITS_EDIT, repeat, seconds, done.steps, db_kept=bool(before & after) if before else None,
-                    note=note)
+        seconds, status, body = (None, None, "") if done.failed else wait_for(
+            self.loop.base_url + "/fruits", lambda s, b: s == 200 and descending(b) is want_desc, saved,
+            self.loop.timeout_s, self.poll_s, self.loop.alive)
+        return self._trip(FRUITS_EDIT, repeat, before, done, seconds,
+                          f"not in the new order (last status {status}: {body[:200]!r})")
 
-    def mixed(self, repeat: int) -> Trip:
-        """One file with an imperative and a reactive endpoint, saved (new the first time): visible once
-        both answer with the new text."""
-        file, source = MIXED[self.loop.wc.source.name]
-        tag = f"mixed {repeat + 1}"
-        before = self.backends()
-        saved = self.loop.wc.write(file, source.replace("TAG", tag))
+    def new_endpoint(self, endpoint: NewEndpoint, repeat: int) -> Trip:
+        """A new file with a new endpoint (written again with a new text on later repeats), wired
+        where routes are wired by hand: visible once every path it serves answers with the new text."""
+        tag = f"{endpoint.edit} {repeat + 1}"
+        before = self._before()
+        saved = self.loop.wc.write(endpoint.file, endpoint.source.replace("TAG", tag))
+        if endpoint.wiring is not None:
+            saved = self.loop.wc.edit(*endpoint.wiring)
         done = self.loop.after_save()
-        if done.failed:
-            return Trip(MIXED_EDIT, repeat, None, done.steps, note=f"{done.failed} failed:\n{done.output[-1500:]}")
-        seconds = None
-        for path, text in MIXED_PATHS.items():
+        seconds, why_not = None, ""
+        for path, text in ({} if done.failed else endpoint.shows).items():
             shown = text.replace("TAG", tag)
-            seconds, status, body = wait_for(self.loop.base_url + path, lambda s, b: s == 200 and shown in b, saved,
-                                             self.loop.timeout_s, self.poll_s, self.loop.alive)
+            seconds, status, _ = wait_for(self.loop.base_url + path, lambda s, b, shown=shown: s == 200 and shown in b,
+                                          saved, self.loop.timeout_s, self.poll_s, self.loop.alive)
             if seconds is None:
-                return Trip(MIXED_EDIT, repeat, None, done.steps, note=f"{path} never showed it (last status {status})")
-        after = self.backends()
-        return Trip(MIXED_EDIT, repeat, seconds, done.steps, db_kept=bool(before & after) if before else None)
+                why_not = f"{path} never showed it (last status {status})"
+                break
+        return self._trip(endpoint.edit, repeat, before, done, seconds, why_not)
 
     def broken(self, repeat: int) -> Trip:
         """An edit that does not compile: how long until the error is visible, and where."""
@@ -195,8 +234,9 @@ class Script:
             if self.loop.wc.source.name in FRUITS:
                 self.say(f"{self.loop.kind}: /fruits ordering {r + 1}/{repeats}")
                 result.trips.append(self.fruits(r))
-            if self.loop.wc.source.name in MIXED:
-                self.say(f"{self.loop.kind}: reactive and imperative endpoints in one file {r + 1}/{repeats}")
-                result.trips.append(self.mixed(r))
+            endpoint = ENDPOINT.get(self.loop.wc.source.name)
+            if endpoint is not None:
+                self.say(f"{self.loop.kind}: a new endpoint ({endpoint.edit}) {r + 1}/{repeats}")
+                result.trips.append(self.new_endpoint(endpoint, r))
         result.rss_after_mb = _mb(self.loop.proc.pid if self.loop.proc else None)
         return result
