@@ -7,7 +7,8 @@ really served it: it became ready and stayed alive, its cgroup counted no OOM ki
 `max_error_share` of its requests failed. wrk counts a 5xx answer as a request, and an app that
 fails fast can answer more of them a second than a healthy one serves: such a step, an OOM-killed
 one or one whose app died would otherwise "keep" the throughput. Every excluded step is listed
-with its reason.
+with its reason; one whose peak RSS filled the container says so (for a JVM mode the memory outside
+the heap ran out, not the heap: the plan's jvm_overhead_mb is too small for that app).
 
 Each step's throughput comes with its noise: the 95 % confidence interval of the mean of its 1 s
 intervals (perflab.steadystate.precision, corrected for correlated intervals). The line a step must
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+
+AT_THE_LIMIT = 0.95  # a peak RSS this close to the container limit: the process filled it
 
 
 @dataclass
@@ -36,6 +39,7 @@ class Step:
     oom_kills: int | None = None      # counted by the step's cgroup (None: no cgroup to ask)
     failed: str = ""                  # why the app could not serve (not ready, died)
     steady: bool = True               # warm-up reached steady state
+    rss_peak_mb: float | None = None  # during the measurement
 
     @property
     def name(self) -> str:
@@ -49,10 +53,19 @@ def excluded_because(step: Step, max_error_share: float) -> str:
     if step.oom_kills:
         return f"{step.oom_kills} OOM kill{'s' if step.oom_kills > 1 else ''}"
     if step.requests <= 0:
-        return "no responses"
+        return "no responses" + _at_the_limit(step)
     if step.errors > max_error_share * step.requests:
-        return f"{step.errors:,} errors in {step.requests:,} requests (more than {max_error_share:.1%})"
+        return (f"{step.errors:,} errors in {step.requests:,} requests (more than {max_error_share:.1%})"
+                + _at_the_limit(step))
     return ""
+
+
+def _at_the_limit(step: Step) -> str:
+    """A JVM whose process fills the container is short of memory outside the heap: say so."""
+    if step.rss_peak_mb is None or step.rss_peak_mb < AT_THE_LIMIT * step.limit_mb:
+        return ""
+    return (f" (peak RSS {step.rss_peak_mb:,.0f} of {step.limit_mb} MB"
+            + (": the container limit, not the heap, ran out)" if step.heap_mb is not None else ")"))
 
 
 @dataclass

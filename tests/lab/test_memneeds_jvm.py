@@ -19,7 +19,7 @@ from tests.lab.plan_run import run_plan_on
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")]
 
-OVERHEAD_MB = 192
+OVERHEAD_MB = 256  # above the plan's 192: a Quarkus JVM's non-heap memory alone nearly filled 48 + 192 MB
 HEAPS = (256, 48)
 PLAN = f"""
 name = "memneeds-jvm-test"
@@ -67,8 +67,8 @@ def test_memneeds_steps_the_heap_of_a_quarkus_jvm(quarkus_run):
     served = {h for h, f in rps.items() if "failed" not in f.flags}
 
     # what the JVM applied, read back from it: each step's own heap, not the plan's -Xmx512m
-    applied = _by_heap(s, run_id, "heap_applied_mb")
-    assert {h: f.value for h, f in applied.items()} == {h: float(h) for h in served}
+    applied = _by_heap(s, run_id, "heap_applied_mb")  # read once the JVM is ready, also for a step that fails later
+    assert served <= set(applied) and all(f.value == h for h, f in applied.items()), applied
     # GC time over the measurement, from the JVM's counters; the spread from the 1 s intervals
     gc = _by_heap(s, run_id, "gc_ms_per_s")
     assert set(gc) == served and all(f.value >= 0 for f in gc.values())

@@ -59,6 +59,13 @@ def test_errors_within_the_tolerance_still_count():
     assert excluded_because(Step(64, None, 0.0), TOLERANCE) == "no responses"
 
 
+def test_a_jvm_filling_its_container_is_said_to_be_short_outside_the_heap():
+    starved = Step(240, 48, 0.0, rss_peak_mb=239.3)
+    assert excluded_because(starved, TOLERANCE) == \
+        "no responses (peak RSS 239 of 240 MB: the container limit, not the heap, ran out)"
+    assert excluded_because(Step(240, 48, 0.0, rss_peak_mb=180.0), TOLERANCE) == "no responses"
+
+
 def test_no_clean_step_gives_no_figure_but_every_reason():
     j = judge([Step(704, 512, 800.0, 1.0, requests=8000, errors=8000), Step(448, 256, 0.0, failed="not ready")],
               0.90, TOLERANCE)

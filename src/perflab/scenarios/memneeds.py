@@ -88,20 +88,16 @@ def _at(cfg: MemneedsSettings, limit_mb: int, heap_mb: int | None):
                  heap_mb=heap_mb, path=cfg.path, method="GET")
 
 
-def _jvm_figures(pid: int | None, before: jvmstat.JvmCounters | None, seconds: float) -> dict:
-    """GC ms per second over the measurement and the heap the JVM applied: metric -> (value, unit,
-    why it is missing)."""
+def _gc_ms_per_s(pid: int | None, before: jvmstat.JvmCounters | None, seconds: float) -> tuple[float | None, str]:
+    """GC time per second between `before` (read as the measurement began) and now, or why not."""
     if pid is None or before is None:
-        return {"gc_ms_per_s": (None, "ms/s", "no java process found"),
-                "heap_applied_mb": (None, "MB", "no java process found")}
+        return None, "no java process found"
     after = jvmstat.read(pid)
     change = jvmstat.delta(before, after)
+    if change["gc_ms"] is None:
+        return None, jvmstat.why_missing(before, after) or "the JVM publishes no GC time"
     span_s = change["interval_ms"] / 1000 if change["interval_ms"] else seconds  # between the two readings
-    gc = change["gc_ms"]
-    heap, heap_why = jvmflags.max_heap_mb(pid)
-    return {"gc_ms_per_s": (None if gc is None else gc / span_s, "ms/s",
-                            jvmstat.why_missing(before, after) if gc is None else ""),
-            "heap_applied_mb": (heap, "MB", heap_why)}
+    return change["gc_ms"] / span_s, ""
 
 
 def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> memory_need.Step:
@@ -116,10 +112,15 @@ def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> me
     inst = ctx.launch(f"mem{limit_mb}", spec)
     try:
         inst.wait_until_ready(cfg.timeout_s)
+        pid = None
+        if heap_mb is not None:  # read back now: a JVM that will starve under load still answers promptly
+            pid = _jvm_pid(inst)
+            heap, why = jvmflags.max_heap_mb(pid) if pid else (None, "no java process found")
+            figures["heap_applied_mb"] = (heap, "MB")
+            extra.update({"heap_applied_mb missing": why} if why else {})
         warm = until_steady(ctx, inst, cfg.path, cfg, what=f"{limit_mb} MB: ", launch=step, tag=f"-{limit_mb}mb")
         out.steady = warm.steady
         extra["warmup"] = warm.why
-        pid = _jvm_pid(inst) if heap_mb is not None else None
         before = jvmstat.read(pid) if pid else None
         start_ns = time.monotonic_ns()
         cpus = ctx.lab.driver_cpus()
@@ -141,12 +142,12 @@ def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> me
         figures["errors"] = (result.errors.total, "count")
         if result.requests:
             figures["latency_p99_ms"] = (result.latency.percentile(99), "ms")
-        figures["rss_peak_mb"] = (mb(inst.sampler.snapshot().peak("rss_bytes", start_ns)), "MB")
+        out.rss_peak_mb = mb(inst.sampler.snapshot().peak("rss_bytes", start_ns))
+        figures["rss_peak_mb"] = (out.rss_peak_mb, "MB")
         if heap_mb is not None:
-            for metric, (value, unit, why) in _jvm_figures(pid, before, result.duration_s).items():
-                figures[metric] = (value, unit)
-                if why:
-                    extra[f"{metric} missing"] = why
+            gc, why = _gc_ms_per_s(pid, before, result.duration_s)
+            figures["gc_ms_per_s"] = (gc, "ms/s")
+            extra.update({"gc_ms_per_s missing": why} if why else {})
     except AppFailed as exc:
         out.failed = str(exc)
         figures["rps"] = (0.0, "req/s")
