@@ -105,7 +105,8 @@ def target_steps(plan: Plan, target: Target) -> list[Step]:
         if sc.phase is Phase.ON_LOAD and not any(s.label == f"{label} {LAUNCH}" for s in steps):
             steps.append(Step(f"{label} {LAUNCH}", start + 2))
         jvm = target.app.modes[target.mode].is_jvm
-        steps.append(Step(f"{label} {sc.name}", sc.estimate_s(Estimate(plan.settings(sc.name), plan.repeats, start, jvm))))
+        estimate = Estimate(plan.settings(sc.name), plan.repeats, start, jvm, target.app)
+        steps.append(Step(f"{label} {sc.name}", sc.estimate_s(estimate)))
     return steps
 
 

@@ -62,6 +62,8 @@ class Estimate:
     # whether the mode runs on a JVM (it then needs the long warm-up); not guessed from start_s,
     # which is measured and can be a few seconds for a fast-starting JVM
     jvm: bool = False
+    # the app itself, for a scenario whose work depends on which app it is (e.g. devloop's edits)
+    app: Any = None
 
 
 @dataclass(frozen=True)

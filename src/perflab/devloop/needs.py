@@ -11,7 +11,8 @@ from pathlib import Path
 # taken from which app)
 DEV_ARTIFACTS = (
     ("io.quarkus", "quarkus-devui-spi", "quarkus"),
-    ("io.quarkus", "quarkus-vertx-http-dev-ui-resources", "quarkus"),
+    ("io.quarkus", "quarkus-devui-deployment", "quarkus"),
+    ("io.quarkus", "quarkus-devui-resources", "quarkus"),
     ("org.springframework.boot", "spring-boot-devtools", "spring-boot"),
 )
 
@@ -48,7 +49,9 @@ def checks() -> list:
     if missing:
         out.append(Check("devloop: dev-mode artifacts", False,
                          f"not in the local Maven repository yet: {', '.join(missing)}; the devloop resolves them on "
-                         "first use and records a dev mode as unavailable (naming them) when the registry lacks them",
+                         "first use; where the registry lacks Quarkus's Dev UI pieces, dev mode starts again with the "
+                         "app's dev-mode pins (the Dev UI at the nearest release the registry has) and is recorded "
+                         "as unavailable, naming what is missing, only when that fails too",
                          "nothing to do where Maven Central is complete; else add them to your Maven mirror",
                          required=False))
     else:

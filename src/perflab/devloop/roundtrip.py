@@ -133,7 +133,7 @@ class Script:
             log = loop.app_log.read_text(errors="replace") if loop.app_log.exists() else ""
             missing = missing_artifacts(log)
             if isinstance(loop, QuarkusDev) and missing:
-                raise Unavailable(f"dev mode cannot start: the registry lacks {', '.join(missing[:4])}")
+                raise Unavailable(f"dev mode cannot start: the registry lacks {', '.join(missing)}")
             tail = "\n".join(log.splitlines()[-15:])
             raise Unavailable(f"{loop.kind} did not answer on {self.url} within {loop.timeout_s:.0f} s"
                               f" (last status {status})", details=tail)

@@ -113,9 +113,9 @@ def _record(ctx: Context, result: LoopResult, stream: bool) -> None:
 
 
 def _loop(ctx: Context, kind: type[Loop], source: HelloSource, env: dict[str, str], broken: bool,
-          broker) -> LoopResult:
-    """One loop scripted on a fresh working copy; raises LabError (Unavailable with its status)
-    when it cannot run."""
+          broker) -> tuple[LoopResult, str]:
+    """One loop scripted on a fresh working copy, and what it had to do to start that a developer
+    would not (e.g. dev-mode pins); raises LabError (Unavailable with its status) when it cannot run."""
     cfg: DevloopSettings = ctx.settings
     ctx.progress.update(f"{ctx.app.name} {kind.kind}: working copy")
     with WorkingCopy(ctx.app) as wc:
@@ -126,9 +126,12 @@ def _loop(ctx: Context, kind: type[Loop], source: HelloSource, env: dict[str, st
         script = (StreamScript(*args, broker=broker, restart_after_s=cfg.broker_restart_after_s, say=say)
                   if broker else Script(*args, say=say))
         try:
-            return script.run(cfg.repeats, broken)
+            result = script.run(cfg.repeats, broken)
         finally:
             loop.stop()
+        lacked = getattr(loop, "lacked", [])
+        return result, (f"started with the app's dev-mode pins: the registry lacks {', '.join(lacked)}"
+                        if lacked else "")
 
 
 def _loops(ctx: Context, source: HelloSource, env: dict[str, str], broken: bool, broker=None) -> None:
@@ -138,15 +141,17 @@ def _loops(ctx: Context, source: HelloSource, env: dict[str, str], broken: bool,
         kinds = kinds[:1]
     for kind in kinds:
         try:
-            result = _loop(ctx, kind, source, env, broken, broker)
+            result, how = _loop(ctx, kind, source, env, broken, broker)
         except LabError as exc:
             # this loop only (e.g. its build failed in the working copy): the app's other loops still run
             ctx.outcome(getattr(exc, "status", "failed"), exc.message, part=kind.kind)
             continue
         _record(ctx, result, stream=broker is not None)
         lost = [t for t in result.trips if t.seconds is None]
-        ctx.outcome("ok" if not lost else "failed",
-                    "" if not lost else f"{len(lost)} change(s) never showed: {lost[0].note[:300]}", part=kind.kind)
+        said = [how] if how else []
+        if lost:
+            said.append(f"{len(lost)} change(s) never showed: {lost[0].note[:300]}")
+        ctx.outcome("ok" if not lost else "failed", "; ".join(said), part=kind.kind)
 
 
 def stream_apps(framework: str) -> list[apps.App]:
@@ -243,8 +248,8 @@ def estimate_for(app: apps.App, cfg: DevloopSettings, start_s: float) -> float:
 
 
 def estimate_s(e: Estimate) -> float:
-    # the app comes with the estimate where the runner passes it; else Quarkus's, the one with the most to run
-    app = getattr(e, "app", None) or apps.get("quarkus")
+    # the runner passes the app; without one (a plan's total before targets exist), Quarkus's, the one with the most to run
+    app = e.app or apps.get("quarkus")
     return estimate_for(app, e.settings, e.start_s)
 
 
