@@ -1,0 +1,140 @@
+"""The steady scenario's run loop end to end on stand-in apps whose throughput the test sets
+(tests/support/ramp_app.py, never a framework): launch -> warm-up interval by interval ->
+steady-state detection -> measurement -> figures and the launch's outcome -> the timeline CSV,
+warm-up included. One app ramps up for RAMP_S seconds and then holds: it must be found steady
+about when it flattened. One keeps climbing: it must be measured anyway and marked not steady,
+with the rule's reason."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from perflab import results
+from perflab.report.timelines import read_timeline
+from perflab.scenarios import steady
+from tests.conftest import write_standin_app
+from tests.lab.scenario_lab import built, cleanup, lab_cgroups, make_lab, run_scenario
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+
+RAMP_S = 6.0  # the ramping app flattens this long after it starts
+RATE = 300.0  # responses a second at full pace
+RAMP_APP = Path(__file__).resolve().parent.parent / "support" / "ramp_app.py"
+
+PLAN = """
+name = "steady-test"
+apps = ["{app}"]
+verify = false
+scenarios = ["steady"]
+repeats = 1
+[limits]
+memory_mb = 256
+[steady]
+launches = 1
+points = [{{ path = "/paced", connections = 8 }}]
+interval_s = 1
+window = 10
+warmup_max_s = {warmup_max_s}
+precision = 0.05
+measure_max_s = 4
+timeout_s = 20
+"""
+
+
+def _paced_app(root: Path, name: str, shape: str, ramp_s: float) -> None:
+    """The stand-in app folder of the lab tests, launching the ramp stand-in instead of slow_app.py."""
+    descriptor = write_standin_app(root, name) / "perflab.toml"
+    argv = ", ".join(f'"{a}"' for a in (sys.executable, RAMP_APP, shape, ramp_s, RATE))
+    text, count = re.subn(r'(?m)^command = \[".*slow_app\.py".*\]$', f"command = [{argv}]", descriptor.read_text())
+    assert count == 1, "the stand-in app's launch command was not found"
+    descriptor.write_text(text)
+
+
+@pytest.fixture
+def steady_lab(tmp_path, workdir, database, monkeypatch):
+    root = tmp_path / "apps"
+    monkeypatch.setenv("PERFLAB_APPS_DIR", str(root))
+    made = []
+
+    def make(name: str, shape: str, ramp_s: float, warmup_max_s: float):
+        _paced_app(root, name, shape, ramp_s)
+        lab = make_lab(PLAN.format(app=name, warmup_max_s=warmup_max_s), database[1])
+        made.append(lab)
+        return lab, built(name)
+
+    yield make
+    for lab in made:
+        cleanup(lab)
+
+
+def _figure(lab, metric: str):
+    found = [f for f in lab.store.figures(lab.run_id) if f.scenario == "steady" and f.metric == metric]
+    return found[0] if found else None
+
+
+def _timeline(lab):
+    [row] = [f for f in lab.store.files(lab.run_id) if f["kind"] == "timeline"]
+    return read_timeline(lab.store.path.parent / row["path"])
+
+
+def _launch_reason(lab) -> str:
+    [o] = [o for o in lab.store.outcomes(lab.run_id) if o["scenario"].startswith("steady:")]
+    assert o["scenario"] == f"steady:{steady.launch_part('paced c=8', 1)}" and o["status"] == "ok"
+    return o["reason"]
+
+
+def _assert_every_interval_in_the_timeline(lab, rps) -> list:
+    rows = _timeline(lab)
+    phases = [r.phase for r in rows]
+    assert phases == ["warmup"] * rps.extra["warmup_intervals"] + ["measure"] * rps.extra["intervals"]
+    times = [r.t_s for r in rows]
+    assert times == sorted(times) and times[0] > 0
+    assert all(r.requests > 0 and r.errors == 0 for r in rows)
+    assert _figure(lab, "measured_intervals").value == rps.extra["intervals"]
+    return rows
+
+
+def test_an_app_that_ramps_then_holds_is_found_steady_when_it_flattened(steady_lab):
+    lab, app = steady_lab("ramp", "ramp", RAMP_S, warmup_max_s=25)
+    run_scenario(lab, "steady", app, "jvm")
+
+    rps = _figure(lab, "rps")
+    assert rps.extra["steady"] is True and "not-steady" not in rps.flags, rps.extra["why"]
+    # the steady window starts about when the pace stopped rising: not while it rose fast (the
+    # trend and the spread), nor long after (the rule waits for one window of flat intervals). It
+    # may start an interval or two early: one interval at ~85 % of the final pace at the head of
+    # the window is no significant trend (p ~0.1) and keeps the spread under 10 %
+    steady_at_s = _figure(lab, "time_to_steady_ms").value / 1000
+    assert RAMP_S - 2.5 <= steady_at_s <= RAMP_S + 6, (steady_at_s, rps.extra["why"])
+    assert _figure(lab, "requests_to_steady").value > 0
+    assert _launch_reason(lab).startswith(f"steady {steady_at_s:.0f} s after launch")
+
+    rows = _assert_every_interval_in_the_timeline(lab, rps)
+    warmup = [r for r in rows if r.phase == "warmup"]
+    assert warmup, "the ramp's first intervals were not steady: they are the warm-up"
+    assert warmup[0].rps < 0.7 * rps.value  # it started at 30 % of its final pace
+    assert lab_cgroups(lab.run_id) == []
+
+
+def test_an_app_that_keeps_climbing_is_measured_anyway_and_marked_not_steady_with_the_reason(steady_lab):
+    lab, app = steady_lab("climb", "climb", 2 * RAMP_S, warmup_max_s=14)
+    run_scenario(lab, "steady", app, "jvm")
+
+    rps = _figure(lab, "rps")
+    assert rps.extra["steady"] is False and "not-steady" in rps.flags
+    assert rps.extra["why"].startswith("not steady after") and "still rising" in rps.extra["why"], rps.extra["why"]
+    assert _figure(lab, "time_to_steady_ms") is None and _figure(lab, "requests_to_steady") is None
+    assert _launch_reason(lab) == rps.extra["why"]
+
+    rows = _assert_every_interval_in_the_timeline(lab, rps)
+    assert rows[-1].t_s - rows[0].t_s >= 10  # the whole warm-up to its maximum, then the measurement
+
+    view = results.load(lab.store, lab.run_id)
+    line = next(x for x in steady.stability(view) if x.strip().startswith("req/s"))
+    assert f"not steady: launch 1: {rps.extra['why']}" in line
+    assert lab_cgroups(lab.run_id) == []
