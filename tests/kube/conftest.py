@@ -3,8 +3,16 @@ build (perflab.kube.build, tens of minutes the first time), started once per pyt
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
 import pytest
 
+from perflab import procs
 from perflab.kube import build, testenv
 
 
@@ -23,3 +31,78 @@ def kube_env(control_plane, monkeypatch, workdir):
     """KUBECONFIG pointing at the test control plane, and a private lab work directory."""
     monkeypatch.setenv("KUBECONFIG", str(control_plane.kubeconfig))
     return control_plane
+
+
+class Containerd:
+    """A private containerd (its own root, state and socket): a node's image store and runtime."""
+
+    def __init__(self, root: Path):
+        self.root, self.socket = root, root / "containerd.sock"
+        (root / "config.toml").write_text(f'''version = 2
+root = "{root / 'root'}"
+state = "{root / 'state'}"
+[grpc]
+  address = "{self.socket}"
+''')
+        self.log = open(root / "containerd.log", "wb")
+        self.proc = subprocess.Popen(["containerd", "--config", str(root / "config.toml")], stdout=self.log,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+
+    def ctr(self, *args: str, check: bool = True) -> str:
+        done = subprocess.run(["ctr", "--address", str(self.socket), "-n", "k8s.io", *args], capture_output=True,
+                              text=True, timeout=300)
+        if check and done.returncode != 0:
+            raise AssertionError(f"ctr {' '.join(args)}: {done.stderr or done.stdout}")
+        return done.stdout + done.stderr
+
+    @contextlib.contextmanager
+    def run(self, image: str, env: dict[str, str]):
+        """The image's entrypoint as a container on the host's network; killed afterwards."""
+        name = f"t{time.monotonic_ns()}"
+        envs = [a for k, v in env.items() for a in ("--env", f"{k}={v}")]
+        proc = subprocess.Popen(["ctr", "--address", str(self.socket), "-n", "k8s.io", "run", "--rm", "--net-host",
+                                 *envs, image, name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            yield
+        finally:
+            self.ctr("tasks", "kill", "-s", "SIGKILL", name, check=False)
+            proc.wait(timeout=60)
+            self.ctr("containers", "rm", name, check=False)
+
+    @staticmethod
+    def wait_http(url: str, timeout_s: float) -> str:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=2) as answer:
+                    return answer.read().decode()
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.3)
+
+    def stop(self) -> None:
+        procs.stop_group(self.proc.pid, timeout=20, proc=self.proc)
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def containerd(tmp_path_factory):
+    """containerd and runc, as on a node (Debian's package, installed when missing and root)."""
+    from perflab.drivers.install import DriverUnavailable, ensure_apt_binary
+
+    try:
+        ensure_apt_binary("containerd", "containerd")
+    except DriverUnavailable as exc:
+        pytest.skip(f"no containerd to load the images into: {exc}")
+    if os.geteuid() != 0:
+        pytest.skip("containerd runs containers as root only")
+    node = Containerd(tmp_path_factory.mktemp("containerd"))
+    try:
+        deadline = time.monotonic() + 30
+        while node.ctr("version", check=False).count("Server") == 0:
+            assert node.proc.poll() is None and time.monotonic() < deadline, (node.root / "containerd.log").read_text()
+            time.sleep(0.3)
+        yield node
+    finally:
+        node.stop()
