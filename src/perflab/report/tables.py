@@ -24,6 +24,10 @@ FLAG_HELP = {
     "cached-build": "build time of the cached build (not rebuilt for this run)",
     "no-responses": "no responses at all",
     "unsettled": "a re-measured rate passed once and failed once: the capacity moves with the noise",
+    "excluded": "not counted: the app died, was OOM-killed or failed more than the plan's share of requests",
+    "near-line": "the 90 % line lies within this step's and the best step's noise",
+    "within-noise": "the chosen memory or the next smaller one lies within the steps' noise of the 90 % line",
+    "not-steady": "measured without reaching steady state (the plan's maximum warm-up): see its timeline",
 }
 SERIOUS_FLAGS = {"driver-bound", "errors", "no-responses", "instance-lost", "crashed", "interrupted"}
 

@@ -59,7 +59,7 @@ def _largest_first(value: list[int]) -> list[int]:
 class MemneedsSettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")
     heaps_mb: list[int] = setting([512, 256, 128, 64], "JVM modes: the heap sizes (-Xmx) stepped", "MB")
-    jvm_overhead_mb: int = setting(192, "JVM modes: the container limit is the heap plus this", "MB", ge=0)
+    jvm_overhead_mb: int = setting(256, "JVM modes: the container limit is the heap plus this", "MB", ge=0)
     limits_mb: list[int] = setting([512, 256, 128, 64, 32], "native and Go modes: the container limits stepped", "MB")
     measure_s: int = setting(10, "each step's closed-loop measurement, in 1 s intervals (3 at least give its "
                                  "confidence interval)", "s", ge=1)
