@@ -19,6 +19,7 @@ import pytest
 from perflab import apps, procs
 from perflab.devloop import edits, loops, workcopy
 from perflab.errors import LabError
+from tests.devloop_standin import HttpStandIn
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -135,53 +136,25 @@ def test_an_interrupt_mid_edit_leaves_the_tree_unchanged_and_no_copy(workdir, tm
     assert tree_digest(app.dir) == before
 
 
-class _DevModeStandIn(loops.Loop):
+class _DevModeStandIn(HttpStandIn):
     """A dev mode's behaviour, for the script's own logic: nothing to do after a save; every request
     answers from the saved file (500 with the compiler's message while it does not compile)."""
 
-    kind = loops.DEV_MODE
-
-    def start(self):
-        import http.server
-        import threading
-
-        source = self.wc.app.dir / edits.HELLO["quarkus"].file
-        mixed = self.wc.app.dir / edits.MIXED["quarkus"][0]
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802
-                text = source.read_text()
-                if self.path == "/fruits":
-                    service = (self.server.app_dir / edits.FRUITS["quarkus"][0]).read_text()
-                    names = ["Apple", "Banana", "Cherry"][::-1 if ".descending()" in service else 1]
-                    status, body = 200, json.dumps([{"name": n} for n in names])
-                elif self.path.startswith("/mixed/"):
-                    style = self.path.rsplit("/", 1)[1]
-                    found = re.search(rf'"({style} \([^"]*\))"', mixed.read_text() if mixed.exists() else "")
-                    status, body = (200, found.group(1)) if found else (404, "")
-                elif edits.UNDEFINED in text:
-                    status, body = 500, f"Compilation failed\n{source}:21: error: cannot find symbol\n"
-                else:
-                    status, body = 200, text[text.index('"Hello') + 1:].split('"', 1)[0]
-                self.send_response(status)
-                self.end_headers()
-                self.wfile.write(body.encode())
-
-            def log_message(self, *args):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.server.app_dir = self.wc.app.dir
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.proc = subprocess.Popen(["sleep", "600"])
-        self.started_ns = time.monotonic_ns()
-
-    def stop(self):
-        if self.proc is not None:
-            self.server.shutdown()
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
+    def handle(self, method: str, path: str, body: str) -> tuple[int, str]:
+        app_dir = self.wc.app.dir
+        text = (app_dir / edits.HELLO["quarkus"].file).read_text()
+        mixed = app_dir / edits.MIXED["quarkus"][0]
+        if path == "/fruits":
+            service = (app_dir / edits.FRUITS["quarkus"][0]).read_text()
+            names = ["Apple", "Banana", "Cherry"][::-1 if ".descending()" in service else 1]
+            return 200, json.dumps([{"name": n} for n in names])
+        if path.startswith("/mixed/"):
+            style = path.rsplit("/", 1)[1]
+            found = re.search(rf'"({style} \([^"]*\))"', mixed.read_text() if mixed.exists() else "")
+            return (200, found.group(1)) if found else (404, "")
+        if edits.UNDEFINED in text:
+            return 500, f"Compilation failed\n{app_dir / edits.HELLO['quarkus'].file}:21: error: cannot find symbol\n"
+        return 200, text[text.index('"Hello') + 1:].split('"', 1)[0]
 
 
 def test_a_dev_mode_shows_changes_with_no_steps_and_the_broken_edit_over_http(workdir, tmp_path):
