@@ -19,7 +19,7 @@ import pytest
 from perflab import apps, procs
 from perflab.devloop import edits, loops, workcopy
 from perflab.errors import LabError
-from tests.devloop_standin import HttpStandIn
+from ..devloop_standin import HttpStandIn
 
 REPO = Path(__file__).resolve().parents[2]
 
