@@ -3,8 +3,10 @@
 The rule (documented in the README and stored with every figure):
 - **Steady**: the last `window` intervals' throughput has a coefficient of variation of at most
   `max_cv`, and its least-squares trend is either not significant (two-sided p >= 0.05) or
-  changes throughput by less than `max_trend` across the window. A JVM still compiling climbs
-  steadily (a significant trend); one that has settled only jitters. For JVM modes the steady
+  changes throughput by less than `max_trend` across the window; and whatever its significance,
+  the fitted change across the window is no larger than `max_cv` (a noisy window can hide a
+  climb of 15 % from the test, and its mean would then describe neither its start nor its end).
+  A JVM still compiling climbs steadily (a significant trend); one that has settled only jitters. For JVM modes the steady
   scenario adds the JIT's own state: its compile time per second must be below a limit too
   (throughput can look flat while the compiler still takes much of a one-CPU quota).
 - **Precise enough**: the 95 % confidence interval of the mean throughput over the measured
@@ -67,6 +69,10 @@ def judge(values: Sequence[float], rule: Rule) -> Verdict:
                                             f"({trend:+.1%} across the window, p={p:.3f})")
     if cv > rule.max_cv:
         return Verdict(False, cv, trend, p, f"spread {cv:.1%} above {rule.max_cv:.0%}")
+    if abs(trend) > rule.max_cv:
+        return Verdict(False, cv, trend, p, f"still {'rising' if trend > 0 else 'falling'} "
+                                            f"({trend:+.1%} across the window, more than the "
+                                            f"{rule.max_cv:.0%} spread allowed; p={p:.2f})")
     return Verdict(True, cv, trend, p, f"spread {cv:.1%}, trend {trend:+.1%} (p={p:.2f})")
 
 

@@ -69,3 +69,15 @@ def test_correlated_intervals_count_less():
 
 def test_precision_needs_three_intervals():
     assert precision([1.0, 2.0]) is None
+
+
+def test_a_climb_hidden_in_noise_is_not_steady():
+    # +14 % across the window under +-8 % jitter: too noisy for the trend to be significant
+    # (p ~ 0.07), yet the window's mean describes neither its start nor its end
+    climbing = [100 + 14 * i / 9 + (8 if i % 2 else -8) for i in range(10)]
+    v = judge(climbing, Rule())
+    assert v.trend_p > 0.05 and v.cv <= Rule().max_cv
+    assert not v.steady and "rising" in v.why
+    # the same jitter around a flat level is steady
+    flat = [107 + (8 if i % 2 else -8) for i in range(10)]
+    assert judge(flat, Rule()).steady
