@@ -106,7 +106,8 @@ jvm_opts = ["-Xmx300m"]
 [placement]
 kind = "kubernetes"
 namespace = "perflab-t"
-timeout_s = 60
+timeout_s = {timeout_s}
+{placement}
 [startup]
 runs = {runs}
 [scaleup]
@@ -117,9 +118,11 @@ max_instances = 5
 """
 
 
-def _plan(tmp_path, scenarios, runs=2):
+def _plan(tmp_path, scenarios, runs=2, timeout_s=60, placement="", top="", modes='["jvm"]'):
     path = tmp_path / "kube.toml"
-    path.write_text(PLAN.format(scenarios=", ".join(f'"{s}"' for s in scenarios), runs=runs))
+    text = PLAN.format(scenarios=", ".join(f'"{s}"' for s in scenarios), runs=runs, timeout_s=timeout_s,
+                       placement=placement)
+    path.write_text(top + text.replace('modes = ["jvm"]', f"modes = {modes}"))
     return path
 
 
@@ -168,6 +171,8 @@ def test_ctrl_c_deletes_everything_the_run_created(objs, tmp_path):
         assert dict(container.resources.limits) == {"cpu": "1", "memory": "768Mi"}
         assert dict(container.resources.requests) == {"cpu": "1", "memory": "768Mi"}
         assert {"name": "JAVA_TOOL_OPTIONS", "value": "-Xmx300m"} in [dict(e) for e in container.env]
+        # named by the build, so a node that has the image uses it instead of pulling
+        assert container.imagePullPolicy == "IfNotPresent" and not container.image.endswith(":latest")
         time.sleep(1)
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=120)
@@ -273,3 +278,80 @@ def test_a_users_database_url_keeps_its_password_in_the_runs_secret(objs):
         assert objs.cluster.core().list_namespaced_pod(ns).items == []  # no PostgreSQL of the run's own
     finally:
         assert objs.delete_namespace(ns), f"{ns} was not deleted in time"  # gone before the next test looks
+
+
+def test_a_pod_whose_image_cannot_be_pulled_stops_at_once_naming_the_image(objs, tmp_path):
+    """The simulated kubelets cannot pull from testenv.UNPULLABLE_REGISTRY (ErrImagePull, as a real
+    node says for a registry it cannot resolve): the scenario fails within seconds, not timeout_s."""
+    plan = _plan(tmp_path, ["startup", "scaleup"], timeout_s=600, placement=f'registry = "{testenv.UNPULLABLE_REGISTRY}"')
+    started = time.monotonic()
+    proc = _cli(plan)
+    out, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 1 and "Traceback" not in out, out  # failed scenarios, not a crash
+    assert time.monotonic() - started < 200, out  # far below the plan's 600 s
+    outcomes = {o["scenario"]: o for o in Store().outcomes(Store().run("last")["id"])}
+    for scenario in ("startup", "scaleup"):
+        reason = outcomes[scenario]["reason"]
+        assert outcomes[scenario]["status"] == "failed", outcomes
+        assert f"{testenv.UNPULLABLE_REGISTRY}/perflab-quarkus-jvm:" in reason and "ErrImagePull" in reason, reason
+        assert "ctr -n k8s.io images import" in reason, reason  # the fix comes with it
+    assert _lab_namespaces(objs) == []
+
+
+def test_an_object_the_api_server_refuses_stops_the_run_before_anything_is_created(objs, tmp_path):
+    """Every rendered object is dry-run on the API server first: an app whose mode sets an
+    environment variable the API refuses (a name with '=') stops the run with the server's words."""
+    import shutil
+
+    app = tmp_path / "go-copy"
+    shutil.copytree(REPO / "apps" / "go-reference", app, ignore=shutil.ignore_patterns("go-reference"))
+    descriptor = (app / "perflab.toml").read_text().replace('name = "go-reference"', 'name = "go-copy"')
+    (app / "perflab.toml").write_text(descriptor + '\n[modes.native.env]\n"GOGC=off" = "1"\n')
+    proc = _cli(_plan(tmp_path, ["startup"], top=f'app_dirs = ["{app}"]\n', modes='["main"]'))
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode != 0, out
+    assert "dry run" in out and "nothing was created" in out and "GOGC=off" in out, out
+    assert "valid environment variable name" in out, out  # the API server's own message
+    assert "Traceback" not in out, out
+    assert Store().runs() == []  # refused before the run began
+    assert _lab_namespaces(objs) == []
+
+
+@pytest.fixture
+def knative_crd(objs):
+    """Knative Serving's own Service CRD (from its Go module) installed on the API server, removed after."""
+    import yaml
+
+    from perflab.kube import build
+
+    crd = yaml.safe_load(build.knative_service_crd().read_text())
+    objs.create(crd)
+    try:
+        deadline = time.monotonic() + 60
+        while not any(c.type == "Established" and c.status == "True" for c in
+                      objs.get(crd["apiVersion"], crd["kind"], crd["metadata"]["name"]).status.conditions or []):
+            assert time.monotonic() < deadline, "the Knative CRD was not established"
+            time.sleep(0.3)
+        yield crd
+    finally:
+        objs.delete(crd["apiVersion"], crd["kind"], crd["metadata"]["name"])
+        deadline = time.monotonic() + 60
+        while Objects(objs.cluster).serves("serving.knative.dev/v1", "Service"):
+            assert time.monotonic() < deadline, "the Knative CRD is still served"
+            time.sleep(0.3)
+
+
+def test_the_knative_service_passes_knatives_own_schema_and_coldstart_says_why_it_is_not_run(objs, knative_crd,
+                                                                                             tmp_path):
+    served = Objects(objs.cluster)  # a fresh discovery: Knative's kind is new
+    assert served.serves("serving.knative.dev/v1", "Service")
+    container = _every_manifest("r")[3]["spec"]["template"]["spec"]["containers"][0]
+    ksvc = m.knative_service("quarkus-jvm", "r", container)
+    assert served.dry_run([ksvc], "default") == []
+    typo = m.knative_service("quarkus-jvm", "r", {**container, "portz": []})
+    assert any('unknown field' in p and "portz" in p for p in served.dry_run([typo], "default"))
+    proc = _cli(_plan(tmp_path, ["startup", "coldstart"]))
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0, out
+    reason = {o["scenario"]: o["reason"] for o in Store().outcomes(Store().run("last")["id"])}["coldstart"]
+    assert "Knative Serving is installed" in reason and "no Knative" not in reason, reason

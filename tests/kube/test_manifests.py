@@ -8,7 +8,7 @@ from perflab.kube import manifests as m
 
 
 def _container(**over):
-    args = dict(image="perflab-quarkus-jvm:latest", cpus=2, memory_mb=768, jvm_opts=["-Xmx256m", "-XX:+UseSerialGC"],
+    args = dict(image="perflab-quarkus-jvm:0123456789ab-jdk17.0.15", cpus=2, memory_mb=768, jvm_opts=["-Xmx256m", "-XX:+UseSerialGC"],
                 db_env={"DB_URL": "jdbc:postgresql://db:5432/perflab", "DB_USER": "perflab", "DB_PASSWORD": "s3"},
                 ready_path="/health/ready", mode="jvm")
     args.update(over)
@@ -34,6 +34,13 @@ def test_probes_use_the_contracts_health_paths():
     c = _container(ready_path="/health/ready")
     assert c["readinessProbe"]["httpGet"] == {"path": "/health/ready", "port": m.CONTAINER_PORT}
     assert c["livenessProbe"]["httpGet"]["path"] == "/health/live"
+
+
+def test_a_built_image_is_not_pulled_again_and_the_modes_variables_reach_the_app():
+    c = _container(mode_env={"PERFLAB_API": "reactive"})
+    assert c["imagePullPolicy"] == "IfNotPresent"
+    assert _env(c)["PERFLAB_API"] == "reactive"
+    assert _container(pull_policy="Never")["imagePullPolicy"] == "Never"
 
 
 def test_the_runs_db_password_comes_from_its_secret_a_users_url_is_given_as_is():
@@ -75,8 +82,13 @@ def test_knative_service_scales_to_zero_without_a_liveness_probe():
                                               ("Go_Ref", "native", "go-ref-native")])
 def test_names_are_dns_labels(app, mode, name):
     assert m.workload_name(app, mode) == name
-    assert m.image_name(app, mode, "reg:5000/lab/") == f"reg:5000/lab/perflab-{m.dns_label(app)}-{mode}:latest"
+    assert m.image_name(app, mode, "reg:5000/lab/", "abc") == f"reg:5000/lab/perflab-{m.dns_label(app)}-{mode}:abc"
     assert m.dns_label("x" * 80) == "x" * 63
+
+
+def test_an_image_is_never_named_latest():
+    with pytest.raises(ValueError, match="latest"):
+        m.image_name("quarkus", "jvm", "", "latest")
 
 
 def _every_object(run):
@@ -93,22 +105,6 @@ def test_every_object_passes_the_kubernetes_schemas_offline():
         kv.validate(body, version, strict=True)  # strict: an unknown field is an error too
     with pytest.raises(kv.ValidationError):
         kv.validate(m.app_deployment("q", "r", {**_container(), "limitz": {}}), version, strict=True)
-
-
-def test_image_commands_follow_each_frameworks_own_tooling():
-    from perflab import apps
-    from perflab.errors import LabError
-    from perflab.kube import images
-
-    found = apps.discover()
-    spring = images.command(found["spring-boot"], "jvm", registry="", base_image="eclipse-temurin:25-jre")
-    assert f"{images.JIB_PLUGIN}:buildTar" in spring and "-Djib.to.image=perflab-spring-boot-jvm:latest" in spring
-    pushed = images.command(found["spring-boot"], "jvm", registry="reg:5000", base_image="b")
-    assert f"{images.JIB_PLUGIN}:build" in pushed and "-Djib.to.image=reg:5000/perflab-spring-boot-jvm:latest" in pushed
-    with pytest.raises(LabError, match="registry"):
-        images.command(found["quarkus"], "jvm", registry="", base_image="b")
-    with pytest.raises(LabError, match="non-JVM"):
-        images.command(found["go-reference"], next(iter(found["go-reference"].modes)), registry="r", base_image="b")
 
 
 def test_the_readmes_cluster_role_is_the_labs():

@@ -34,6 +34,8 @@ def test_kubernetes_placement_keeps_its_keys():
     ({"contxt": "lab"}, "unknown key placement.contxt"),
     ({"timeout_s": 0}, "placement.timeout_s"),
     ({"postgres_url": "mysql://u@db/x"}, "placement.postgres_url must be postgresql://"),
+    ({"images": "push"}, "placement.images = \"push\" needs placement.registry"),
+    ({"images": "docker"}, "placement.images"),
 ])
 def test_bad_placement_is_named(table, words):
     with pytest.raises(LabError) as err:

@@ -188,6 +188,30 @@ def _write_kwok_stages(go: str, env: dict[str, str]) -> None:
     kwok_stages().write_text("\n---\n".join((stages / name).read_text() for name in KWOK_STAGES))
 
 
+# Knative Serving's Go module carries its CRDs (config/core/300-resources): the tests install the
+# Service's to check the lab's Knative Service against Knative's own schema
+KNATIVE_SERVING_VERSION = "v0.51.0"
+
+
+def knative_service_crd() -> Path:
+    """Knative Serving's Service CRD, from its module on the Go module proxy (downloaded once)."""
+    import json
+
+    go = _check_go()
+    env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
+    done = subprocess.run([go, "mod", "download", "-json", f"knative.dev/serving@{KNATIVE_SERVING_VERSION}"],
+                          capture_output=True, text=True, env=env, cwd=cache_dir())
+    try:
+        module = json.loads(done.stdout)
+    except ValueError:
+        raise BuildFailed(f"go mod download knative.dev/serving@{KNATIVE_SERVING_VERSION} failed: "
+                          f"{(done.stderr or done.stdout).strip()[-500:]}") from None
+    crd = Path(module.get("Dir", "")) / "config" / "core" / "300-resources" / "service.yaml"
+    if not crd.is_file():
+        raise BuildFailed(f"knative.dev/serving@{KNATIVE_SERVING_VERSION}: no {crd} ({module.get('Error', '')})")
+    return crd
+
+
 def main() -> int:
     try:
         print(build())

@@ -46,8 +46,11 @@ def workload_name(app: str, mode: str) -> str:
     return dns_label(f"{app}-{mode}")
 
 
-def image_name(app: str, mode: str, registry: str, tag: str = "latest") -> str:
-    """Where the app/mode's image is pushed (or, without a registry, the name it is loaded under)."""
+def image_name(app: str, mode: str, registry: str, tag: str) -> str:
+    """Where the app/mode's image is pushed (or, without a registry, the name it is loaded under).
+    The tag is the build's (perflab.kube.images.tag): never `latest`, which nodes always pull."""
+    if not tag or tag == "latest":
+        raise ValueError("an image tag must name the build, not 'latest'")
     repo = f"perflab-{dns_label(app)}-{dns_label(mode)}"
     return f"{registry.rstrip('/')}/{repo}:{tag}" if registry else f"{repo}:{tag}"
 
@@ -67,7 +70,8 @@ def _http_probe(path: str, period_s: int, failures: int) -> dict[str, Any]:
 
 
 def app_container(*, image: str, cpus: float, memory_mb: int, jvm_opts: list[str], db_env: dict[str, str],
-                  ready_path: str, mode: str, db_secret: str = "") -> dict[str, Any]:
+                  ready_path: str, mode: str, db_secret: str = "", mode_env: dict[str, str] | None = None,
+                  pull_policy: str = "IfNotPresent") -> dict[str, Any]:
     env = [{"name": "HTTP_PORT", "value": str(CONTAINER_PORT)}, {"name": "PERFLAB_MODE", "value": mode},
            {"name": "DB_POOL_MIN", "value": "5"}, {"name": "DB_POOL_MAX", "value": "20"}]
     for key, value in db_env.items():
@@ -75,11 +79,14 @@ def app_container(*, image: str, cpus: float, memory_mb: int, jvm_opts: list[str
             env.append({"name": key, "valueFrom": {"secretKeyRef": {"name": db_secret, "key": "password"}}})
         else:
             env.append({"name": key, "value": value})
+    env.extend({"name": key, "value": value} for key, value in (mode_env or {}).items())
     if jvm_opts:
         env.append({"name": "JAVA_TOOL_OPTIONS", "value": " ".join(jvm_opts)})
     resources = {"cpu": _cpu(cpus), "memory": f"{memory_mb}Mi"}
     return {
-        "name": "app", "image": image, "ports": [{"name": "http", "containerPort": CONTAINER_PORT}], "env": env,
+        # IfNotPresent: a tag names one build, so an image loaded into the node (or pulled once) is used as is
+        "name": "app", "image": image, "imagePullPolicy": pull_policy,
+        "ports": [{"name": "http", "containerPort": CONTAINER_PORT}], "env": env,
         "resources": {"requests": dict(resources), "limits": dict(resources)},
         # ready probed often: start-up is measured from it; live only after start-up has had its chance
         "readinessProbe": _http_probe(ready_path, 1, 3),

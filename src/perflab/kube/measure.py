@@ -78,11 +78,33 @@ def _oom_killed(pod) -> bool:
     return False
 
 
+# the kubelet's reasons for a container that cannot get its image: waiting longer never helps
+IMAGE_UNAVAILABLE = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull")
+IMAGE_STATE = "without its image"
+
+
+def _waiting(pod) -> list[tuple[str, Any]]:
+    if not pod.status:
+        return []
+    statuses = [*(pod.status.init_container_statuses or []), *(pod.status.container_statuses or [])]
+    return [(s.image, s.state.waiting) for s in statuses if s.state and s.state.waiting]
+
+
+def image_problem(pod) -> str:
+    """Why the pod's image cannot be had, in the kubelet's words ('' when it can)."""
+    for image, waiting in _waiting(pod):
+        if waiting.reason in IMAGE_UNAVAILABLE:
+            return f"image {image}: {waiting.reason}" + (f" ({waiting.message})" if waiting.message else "")
+    return ""
+
+
 def pod_state(pod) -> str:
-    """ready | unschedulable | oomkilled | failed | waiting"""
+    """ready | unschedulable | oomkilled | without its image | failed | waiting"""
     ready, scheduled = _condition(pod, "Ready"), _condition(pod, "PodScheduled")
     if _oom_killed(pod):
         return "oomkilled"
+    if image_problem(pod):
+        return IMAGE_STATE
     if ready is not None and ready.status == "True":
         return "ready"
     if scheduled is not None and scheduled.status == "False" and scheduled.reason == "Unschedulable":
@@ -90,6 +112,16 @@ def pod_state(pod) -> str:
     if pod.status and pod.status.phase == "Failed":
         return "failed"
     return "waiting"
+
+
+def not_ready(pod, state: str, what: str) -> LabError:
+    """The error for a pod that settled without becoming ready; a missing image says how to provide it."""
+    if state != IMAGE_STATE:
+        return LabError(f"{what}: pod {pod.metadata.name} {state} instead of ready")
+    return LabError(f"{what}: pod {pod.metadata.name} cannot start: {image_problem(pod)}",
+                    fix="make the image available to the nodes: push it to placement.registry "
+                        "(placement.images = \"push\"), or load the tarball the lab writes (placement.images = "
+                        "\"tarball\") into every node: ctr -n k8s.io images import FILE, or kind load image-archive FILE")
 
 
 def conditions_s(pod) -> dict[str, float]:
@@ -111,7 +143,7 @@ def scale_to_ready(objs: Objects, w: Workload) -> dict[str, Any]:
     pod, state = objs.watch_pods(w.namespace, w.selector, settled, w.timeout_s)
     ready_ms = (time.monotonic() - started) * 1000
     if state != "ready":
-        raise LabError(f"{w.app}/{w.mode}: pod {pod.metadata.name} {state} instead of ready")
+        raise not_ready(pod, state, f"{w.app}/{w.mode}")
     result = {"ready_ms": ready_ms, "pod": pod.metadata.name, "node": pod.spec.node_name,
               "conditions_s": conditions_s(pod)}
     return result
@@ -202,6 +234,8 @@ def density(objs: Objects, w: Workload, budget_mb: int, max_pods: int) -> Figure
         except TimeoutError:
             stop = f"pod {i} not ready within {w.timeout_s:.0f} s"
             break
+        if state == IMAGE_STATE:  # not the budget's doing: no pod of this app can start
+            raise not_ready(pod, state, f"{w.app}/{w.mode} density")
         if state != "ready":
             stop = f"pod {i} {state}"
             break

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 import time
 from typing import Any, Callable, Iterable
 
@@ -36,7 +37,10 @@ def owner_token() -> str:
 class Objects:
     def __init__(self, cluster: Cluster):
         self.cluster = cluster
-        self.dyn = dynamic.DynamicClient(cluster.api)
+        # the client's default discovery cache is one file per server URL, shared by every process
+        # and never told when a kind goes away (a CRD deleted): start from the server's own answer
+        with tempfile.TemporaryDirectory(prefix="perflab-discovery-") as fresh:
+            self.dyn = dynamic.DynamicClient(cluster.api, cache_file=os.path.join(fresh, "discovery.json"))
 
     def resource(self, api_version: str, kind: str):
         try:
@@ -53,10 +57,12 @@ class Objects:
 
     def create(self, body: Manifest, namespace: str | None = None, *, dry_run: bool = False) -> Any:
         res = self.resource(body["apiVersion"], body["kind"])
-        kwargs = {"dry_run": "All"} if dry_run else {}
         ns = namespace if res.namespaced else None
         try:
-            return res.create(body=body, namespace=ns, _request_timeout=REQUEST_TIMEOUT_S, **kwargs)
+            if dry_run:  # strict: a field the schema does not know is an error, not silently dropped
+                return self.dyn.request("post", res.path(namespace=ns) + "?dryRun=All&fieldValidation=Strict",
+                                        body=body, _request_timeout=REQUEST_TIMEOUT_S)
+            return res.create(body=body, namespace=ns, _request_timeout=REQUEST_TIMEOUT_S)
         except ApiException as exc:
             raise LabError(f"the API server refused {body['kind']} {body['metadata'].get('name')!r}: "
                            f"{api_message(exc)}") from None
@@ -144,7 +150,8 @@ class Objects:
 
     def dry_run(self, bodies: Iterable[Manifest], namespace: str) -> list[str]:
         """Server-side dry run of each manifest: the API server validates it against its schemas
-        (and admission) without storing it. Returns the problems found (empty: all accepted)."""
+        (strictly: unknown fields too) and admission without storing it. Returns the problems
+        found (empty: all accepted); a kind the cluster does not serve is one of them."""
         problems = []
         for body in bodies:
             try:

@@ -22,8 +22,12 @@ class PlacementSettings(Settings):
     kind: Literal["local", "kubernetes"] = setting("local", "local (processes on this machine) or kubernetes")
     context: str = setting("", "kubernetes: the kube context (empty: the current one)")
     namespace: str = setting("perflab", "kubernetes: prefix of the namespace created for each run")
-    registry: str = setting("", "kubernetes: registry the app images are pushed to (empty: images loaded into the nodes)")
-    base_image: str = setting("eclipse-temurin:25-jre", "kubernetes: base image of the JVM apps' images")
+    registry: str = setting("", "kubernetes: registry the app images are in or pushed to (empty: the nodes' own)")
+    images: Literal["prebuilt", "tarball", "push"] = setting(
+        "prebuilt", "kubernetes: prebuilt (the images are there already), tarball (the lab writes each image to "
+        ".perflab/images/ for you to load into the nodes) or push (the lab builds and pushes them to registry)")
+    base_image: str = setting("", "kubernetes: base image of Jib's images (Spring) from a registry "
+                                  "(empty: a runtime the lab makes from this machine's JDK)")
     postgres_url: str = setting("", "kubernetes: the apps' database (empty: a PostgreSQL StatefulSet in the run's namespace)")
     postgres_image: str = setting("postgres:15", "kubernetes: image of the PostgreSQL StatefulSet")
     timeout_s: float = setting(300.0, "kubernetes: how long a pod may take to become ready", "s", gt=0)
@@ -33,6 +37,8 @@ class PlacementSettings(Settings):
         if not _PREFIX.fullmatch(self.namespace) or len(self.namespace) > PREFIX_MAX:
             raise ValueError(f"placement.namespace must be lower-case letters, digits and '-', start and end "
                              f"with a letter or digit, at most {PREFIX_MAX} characters (got {self.namespace!r})")
+        if self.images == "push" and not self.registry:
+            raise ValueError("placement.images = \"push\" needs placement.registry (where to push the images)")
         if self.postgres_url and not self.postgres_url.startswith(("postgresql://", "postgres://")):
             raise ValueError("placement.postgres_url must be postgresql://USER:PASSWORD@HOST:PORT/DATABASE")
         return self

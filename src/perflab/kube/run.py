@@ -19,15 +19,24 @@ from kubernetes.client.exceptions import ApiException
 
 from perflab import environment, signals
 from perflab.errors import LabError
-from perflab.kube import cluster as kube_cluster, manifests, measure
+from perflab.kube import cluster as kube_cluster, manifests, measure, prepare
 from perflab.kube.objects import Objects, api_message
 from perflab.plan import Plan
+from perflab.postgres import Connection
 from perflab.store import Store
 
 # what runs on the cluster today; other planned scenarios are recorded as unavailable there
 ON_KUBERNETES = ("startup", "scaleup", "density")
-NOT_YET = "not available with placement = kubernetes yet (runs on one machine)"
-NO_KNATIVE = "no Knative: the cluster does not serve serving.knative.dev/v1 Service"
+# why the other scenarios do not run on a cluster, in words that are true there
+NO_KNATIVE = ("on kubernetes: no Knative: the cluster does not serve serving.knative.dev/v1 Service; "
+              "serverless cold start is measured through Knative Serving")
+KNATIVE_UNREACHABLE = ("on kubernetes: Knative Serving is installed, but a cold start through it starts with a "
+                       "request to its ingress carrying the Knative Service's host name, and the lab reaches "
+                       "the cluster only through the API server's service proxy, which cannot; not measured")
+NEEDS_DRIVER = ("on kubernetes: not measured: the load would come from a driver Job kept off the app's node, "
+                "but no scenario runs that Job yet (oha in an image, its report read back from the pod's log); "
+                "run {scenario} with placement = local")
+NOT_ON_CLUSTER = "on kubernetes: {scenario} runs only with placement = local"
 Say = Callable[[str], None]
 SIMULATED_REDUCTION = ("nodes simulated by kwok: pods run no containers, so these figures time the "
                        "control plane (API server, scheduler, controllers), not the apps")
@@ -50,9 +59,11 @@ def _run_plan(plan: Plan, say: Say, apps_root: Path | None) -> str:
     objs = Objects(cluster)
     objs.remove_leftovers(say)
     targets = select_targets(plan, apps_root)
+    cluster_env = kube_cluster.environment(cluster)
+    simulated = cluster_env["simulated_nodes"]
+    wanted = _prepare(objs, plan, targets, simulated, say)
     env = environment.capture(frameworks={t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets})
-    env["placement"] = {"kind": "kubernetes", **kube_cluster.environment(cluster)}
-    simulated = env["placement"]["simulated_nodes"]
+    env["placement"] = {"kind": "kubernetes", **cluster_env, "images": wanted.refs}
     env["topology"] = _topology(env["placement"], placement)
     store = Store()
     run_id = store.begin_run(plan.data, env)
@@ -66,7 +77,7 @@ def _run_plan(plan: Plan, say: Say, apps_root: Path | None) -> str:
         _create_namespace(objs, namespace, run_id, placement.timeout_s)
         db_env, db_secret = _database(objs, namespace, run_id, placement)
         for target in targets:
-            _run_target(store, run_id, objs, plan, target, namespace, db_env, db_secret, simulated, say)
+            _run_target(store, run_id, objs, plan, target, namespace, db_env, db_secret, simulated, wanted, say)
     except KeyboardInterrupt:
         status = "interrupted"
         raise
@@ -82,6 +93,29 @@ def _run_plan(plan: Plan, say: Say, apps_root: Path | None) -> str:
             if status != "failed":
                 store.finish_run(run_id, status)
     return run_id
+
+
+def _prepare(objs: Objects, plan: Plan, targets: list, simulated: bool, say: Say) -> prepare.Images:
+    """Images first (made when the plan asks), then every object dry-run on the API server:
+    whatever is wrong stops the run here, before anything exists on the cluster."""
+    placement = plan.model.placement
+    wanted = prepare.images(plan, targets, say)
+    if wanted.tarballs:
+        if simulated:
+            say("the nodes are simulated: the image tarballs are not loaded anywhere (nothing runs them)")
+        else:
+            missing = prepare.missing_on_nodes(objs.cluster.core().list_node().items, wanted)
+            if missing:
+                raise LabError(f"the nodes lack the run's images: {', '.join(missing)}",
+                               fix=prepare.load_instructions(wanted))
+    db_env = (Connection.from_url(placement.postgres_url).app_env() if placement.postgres_url
+              else manifests.db_env_in_namespace(f"{placement.namespace}-{prepare.DRY_RUN_ID}"))
+
+    def measured(target) -> list[str]:
+        return [s for s in plan.scenarios_for(target.mode, target.default_mode) if s in ON_KUBERNETES]
+
+    prepare.dry_run(objs, prepare.rendered(plan, targets, wanted, measured, db_env))
+    return wanted
 
 
 def _topology(cluster_env: dict, placement) -> dict:
@@ -116,8 +150,6 @@ def _database(objs: Objects, namespace: str, run_id: str, placement) -> tuple[di
     """The apps' DB: the user's URL, or a PostgreSQL StatefulSet of the run. Either way its
     password is in the run's Secret, never in a pod's spec."""
     if placement.postgres_url:
-        from perflab.postgres import Connection
-
         given = Connection.from_url(placement.postgres_url)
         objs.create(manifests.db_secret(run_id, given.password), namespace)
         return given.app_env(), manifests.POSTGRES
@@ -132,28 +164,19 @@ def _database(objs: Objects, namespace: str, run_id: str, placement) -> tuple[di
                        f"{placement.timeout_s:g} s", fix=f"check its image ({placement.postgres_image}) and the "
                        "cluster's events, or give placement.postgres_url") from None
     if state != "ready":
-        raise LabError(f"the run's PostgreSQL pod {pod.metadata.name} is {state}")
+        raise measure.not_ready(pod, state, "the run's PostgreSQL")
     return manifests.db_env_in_namespace(namespace), manifests.POSTGRES
 
 
-def container_for(plan: Plan, app, mode: str, db_env: dict[str, str], db_secret: str) -> dict:
-    limits, placement = plan["limits"], plan.model.placement
-    jvm_opts = list(limits["jvm_opts"]) if app.modes[mode].is_jvm else []
-    return manifests.app_container(
-        image=manifests.image_name(app.name, mode, placement.registry), cpus=limits["cpus"],
-        memory_mb=limits["memory_mb"], jvm_opts=jvm_opts, db_env=db_env, ready_path=app.ready_path, mode=mode,
-        db_secret=db_secret)
-
-
 def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, namespace: str,
-                db_env: dict[str, str], db_secret: str, simulated: bool, say: Say) -> None:
+                db_env: dict[str, str], db_secret: str, simulated: bool, wanted: prepare.Images, say: Say) -> None:
     app, mode = target.app, target.mode
     planned = plan.scenarios_for(mode, target.default_mode)
     if target.unavailable:
         for name in planned:
             store.add_outcome(run_id, app.name, mode, name, "unavailable", target.unavailable.removeprefix("unavailable: "))
         return
-    container = container_for(plan, app, mode, db_env, db_secret)
+    container = prepare.container_for(plan, target, wanted.refs[target.label], wanted.pull_policy, db_env, db_secret)
     w = measure.Workload(app.name, mode, namespace, run_id, container, app.ready_path, app.first_response_path,
                          simulated, plan.model.placement.timeout_s)
     objs.create(manifests.app_deployment(w.name, run_id, container, replicas=0), namespace)
@@ -166,7 +189,7 @@ def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, na
         try:
             figures = _scenario(objs, plan, name, w, db_secret)
         except (LabError, TimeoutError) as exc:
-            reason = getattr(exc, "message", str(exc))
+            reason = getattr(exc, "message", str(exc)) + (f"; fix: {exc.fix}" if getattr(exc, "fix", None) else "")
             say(f"warning: {target.label} {name}: failed: {reason}")
             store.add_outcome(run_id, app.name, mode, name, "failed", reason)
             with contextlib.suppress(LabError, ApiException):  # the next scenario starts from 0 replicas
@@ -181,9 +204,11 @@ def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, na
 
 
 def _why_not(objs: Objects, scenario: str) -> str:
-    if scenario == "coldstart" and not objs.serves("serving.knative.dev/v1", "Service"):
-        return NO_KNATIVE  # serverless cold start is Knative's: without it there is nothing to measure
-    return NOT_YET
+    if scenario == "coldstart":  # serverless cold start is Knative's
+        return KNATIVE_UNREACHABLE if objs.serves("serving.knative.dev/v1", "Service") else NO_KNATIVE
+    if scenario in ("sweep", "latency"):
+        return NEEDS_DRIVER.format(scenario=scenario)
+    return NOT_ON_CLUSTER.format(scenario=scenario)
 
 
 def _scenario(objs: Objects, plan: Plan, name: str, w: measure.Workload, db_secret: str) -> measure.Figures:

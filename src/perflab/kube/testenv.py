@@ -32,6 +32,35 @@ NODE_CPUS = "4"
 NODE_MEMORY = "8Gi"
 READY_TIMEOUT_S = 120
 LAB_USER = "perflab-lab"
+# the simulated kubelets cannot pull from this registry (the .invalid domain never resolves, as on a
+# real node): their pods wait with ErrImagePull instead of turning Ready
+UNPULLABLE_REGISTRY = "unpullable.invalid"
+_REGISTRY_OF_IMAGE = '.spec.containers.[0].image | split("/") | .[0]'
+IMAGE_PULL_STAGE = {
+    "apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "Stage", "metadata": {"name": "pod-image-unpullable"},
+    "spec": {"resourceRef": {"apiGroup": "v1", "kind": "Pod"},
+             "selector": {"matchExpressions": [
+                 {"key": _REGISTRY_OF_IMAGE, "operator": "In", "values": [UNPULLABLE_REGISTRY]},
+                 {"key": ".metadata.deletionTimestamp", "operator": "DoesNotExist"},
+                 {"key": ".status.containerStatuses", "operator": "DoesNotExist"}]},
+             "next": {"statusTemplate": """
+conditions:
+- type: Ready
+  status: "False"
+  reason: ContainersNotReady
+containerStatuses:
+{{ range .spec.containers }}
+- image: {{ .image | Quote }}
+  name: {{ .name | Quote }}
+  ready: false
+  restartCount: 0
+  state:
+    waiting:
+      reason: ErrImagePull
+      message: {{ printf "failed to pull and unpack image %s: dial tcp: lookup unpullable.invalid: no such host" .image | Quote }}
+{{ end }}
+phase: Pending
+"""}}}
 
 
 class ControlPlaneFailed(RuntimeError):
@@ -98,11 +127,24 @@ class ControlPlane:
                                                 f"--service-account-private-key-file={keys['key']}"])
         self._spawn("kube-scheduler", [exe["kube-scheduler"], *common])
         self._spawn("kwok", [exe["kwok"], f"--kubeconfig={self.kubeconfig}", "--manage-all-nodes=true",
-                             f"--config={build.kwok_stages()}",
+                             f"--config={self._kwok_stages()}",
                              f"--server-address=127.0.0.1:{_free_port()}"])
         self._add_nodes(nodes)
         self._wait_nodes_ready(nodes)
         return self
+
+    def _kwok_stages(self) -> Path:
+        """kwok's own stages, with pods of images from UNPULLABLE_REGISTRY failing to pull."""
+        import yaml
+
+        stages = list(yaml.safe_load_all(build.kwok_stages().read_text()))
+        for stage in stages:
+            if stage["metadata"]["name"] == "pod-ready":
+                stage["spec"]["selector"]["matchExpressions"].append(
+                    {"key": _REGISTRY_OF_IMAGE, "operator": "NotIn", "values": [UNPULLABLE_REGISTRY]})
+        path = self.root / "kwok-stages.yaml"
+        path.write_text(yaml.safe_dump_all([*stages, IMAGE_PULL_STAGE]))
+        return path
 
     def _wait_nodes_ready(self, count: int) -> None:
         """kwok marks the nodes Ready: proof that it and the API server talk."""

@@ -1,0 +1,116 @@
+"""What a run on a cluster settles before it creates anything: each app/mode's image (made
+first when the plan asks for it), and a server-side dry run of every object it will create, so
+a manifest the API server refuses stops the run with the server's own words and nothing left.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from perflab.errors import LabError
+from perflab.kube import images as kube_images, manifests, oci
+from perflab.kube.objects import Objects
+from perflab.plan import Plan
+
+Say = Callable[[str], None]
+# the namespace the dry run renders into: it exists on every cluster (the run's own does not yet)
+DRY_RUN_NAMESPACE = "default"
+DRY_RUN_ID = "dry-run"
+
+
+@dataclass
+class Images:
+    """Each app/mode's image on the cluster (by target label), and how the nodes get it."""
+
+    refs: dict[str, str] = field(default_factory=dict)
+    tarballs: dict[str, Path] = field(default_factory=dict)
+    pull_policy: str = "IfNotPresent"
+
+
+def images(plan: Plan, targets: list, say: Say) -> Images:
+    """The image of every target the run measures; made now when placement.images says so. A
+    mode without an image recipe becomes unavailable on the cluster, with the reason."""
+    placement, jdk = plan.model.placement, plan["limits"]["jdk"] or None
+    # a loaded tarball is in the node's store and nowhere else: never try to pull it
+    out = Images(pull_policy="Never" if placement.images == "tarball" else "IfNotPresent")
+    for target in targets:
+        if target.unavailable:
+            continue
+        try:
+            if placement.images == "prebuilt":
+                out.refs[target.label] = kube_images.reference(target.app, target.mode, placement.registry, jdk)
+                continue
+            built = kube_images.build(target.app, target.mode, images=placement.images, registry=placement.registry,
+                                      base_image=placement.base_image, jdk_override=jdk, log=say)
+        except kube_images.NoImage as exc:
+            target.unavailable = f"unavailable: on kubernetes: {exc.message}"
+            continue
+        out.refs[target.label] = built.image
+        if built.tarball is not None:
+            out.tarballs[target.label] = built.tarball
+    if placement.images == "prebuilt" and out.refs:
+        say("images the nodes must have (placement.images = \"prebuilt\"): " + ", ".join(sorted(out.refs.values())))
+    return out
+
+
+def missing_on_nodes(nodes: list, wanted: Images) -> list[str]:
+    """Tarball images some real node does not report (node.status.images): load them first.
+    A node that reports the kubelet's maximum of 50 images may hold more than it lists: trusted."""
+    missing = []
+    for node in nodes:
+        listed = node.status.images or []
+        if len(listed) >= 50:
+            continue
+        names = {n for image in listed for n in image.names or []}
+        missing += [f"{ref} on {node.metadata.name}" for label, ref in wanted.refs.items()
+                    if label in wanted.tarballs and oci.full_name(ref) not in names and ref not in names]
+    return missing
+
+
+def load_instructions(wanted: Images) -> str:
+    files = " ".join(str(p) for p in wanted.tarballs.values())
+    return (f"load the images into every node, then run again: on each node `ctr -n k8s.io images import FILE` "
+            f"(a kind cluster: `kind load image-archive FILE`) for FILE in {files}")
+
+
+def container_for(plan: Plan, target, image: str, pull_policy: str, db_env: dict[str, str], db_secret: str) -> dict:
+    limits, app, mode = plan["limits"], target.app, target.mode
+    jvm_opts = list(limits["jvm_opts"]) if app.modes[mode].is_jvm else []
+    return manifests.app_container(
+        image=image, cpus=limits["cpus"], memory_mb=limits["memory_mb"], jvm_opts=jvm_opts, db_env=db_env,
+        ready_path=app.ready_path, mode=mode, db_secret=db_secret, mode_env=app.modes[mode].env,
+        pull_policy=pull_policy)
+
+
+def rendered(plan: Plan, targets: list, wanted: Images, measured: Callable,
+             db_env: dict[str, str]) -> list[manifests.Manifest]:
+    """Every object the run will create, as it will create them (names, limits, images)."""
+    placement, run_id = plan.model.placement, DRY_RUN_ID
+    bodies = [manifests.namespace(f"{placement.namespace}-{run_id}", run_id, "dry-run"),
+              manifests.db_secret(run_id, "dry-run")]
+    if not placement.postgres_url:
+        bodies += manifests.postgres(run_id, placement.postgres_image)
+    for target in targets:
+        scenarios = measured(target)
+        if target.unavailable or not scenarios:
+            continue
+        container = container_for(plan, target, wanted.refs[target.label], wanted.pull_policy, db_env,
+                                  manifests.POSTGRES)
+        name = manifests.workload_name(target.app.name, target.mode)
+        bodies += [manifests.app_deployment(name, run_id, container, replicas=0), manifests.app_service(name, run_id)]
+        if "density" in scenarios:
+            bodies += [manifests.resource_quota(run_id, plan.settings("density").budget_mb),
+                       manifests.app_pod(f"{name}-0", run_id, container, name)]
+    return bodies
+
+
+def dry_run(objs: Objects, bodies: list[manifests.Manifest]) -> None:
+    """The API server validates each object (schemas, admission) without storing it; any refusal
+    stops the run before it creates anything."""
+    problems = objs.dry_run(bodies, DRY_RUN_NAMESPACE)
+    if problems:
+        raise LabError("the API server refused the run's objects in a dry run (nothing was created): "
+                       + "; ".join(problems),
+                       fix="correct the plan setting or app descriptor the object comes from")
