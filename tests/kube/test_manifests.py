@@ -116,3 +116,20 @@ def test_the_readmes_cluster_role_is_the_labs():
     section = readme.split("**Permissions**", 1)[1]
     block = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
     assert yaml.safe_load(block) == m.lab_cluster_role()
+
+
+def test_a_native_pod_gets_the_plans_heap_sizes_as_arguments_and_a_jvm_pod_all_of_its_options():
+    from types import SimpleNamespace
+
+    from perflab import apps, plan as plans
+    from perflab.kube.prepare import container_for
+
+    plan = plans.load("lab2020")  # -Xmx64m for every framework, the study's setting
+    db = {"DB_URL": "jdbc:postgresql://db:5432/perflab"}
+    native = container_for(plan, SimpleNamespace(app=apps.get("quarkus"), mode="native"), "img:1", "Never", db, "")
+    jvm = container_for(plan, SimpleNamespace(app=apps.get("quarkus"), mode="jvm"), "img:1", "Never", db, "")
+    heap = [o for o in plan["limits"]["jvm_opts"] if o.startswith("-Xm")]
+    assert heap and native["args"] == heap and "JAVA_TOOL_OPTIONS" not in _env(native)
+    assert "args" not in jvm and _env(jvm)["JAVA_TOOL_OPTIONS"] == " ".join(plan["limits"]["jvm_opts"])
+    go = container_for(plan, SimpleNamespace(app=apps.get("go-reference"), mode="native"), "img:1", "Never", db, "")
+    assert "args" not in go  # its command takes no heap options

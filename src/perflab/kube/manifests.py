@@ -71,7 +71,7 @@ def _http_probe(path: str, period_s: int, failures: int) -> dict[str, Any]:
 
 def app_container(*, image: str, cpus: float, memory_mb: int, jvm_opts: list[str], db_env: dict[str, str],
                   ready_path: str, mode: str, db_secret: str = "", mode_env: dict[str, str] | None = None,
-                  pull_policy: str = "IfNotPresent") -> dict[str, Any]:
+                  pull_policy: str = "IfNotPresent", args: list[str] | None = None) -> dict[str, Any]:
     env = [{"name": "HTTP_PORT", "value": str(CONTAINER_PORT)}, {"name": "PERFLAB_MODE", "value": mode},
            {"name": "DB_POOL_MIN", "value": "5"}, {"name": "DB_POOL_MAX", "value": "20"}]
     for key, value in db_env.items():
@@ -83,6 +83,7 @@ def app_container(*, image: str, cpus: float, memory_mb: int, jvm_opts: list[str
     if jvm_opts:
         env.append({"name": "JAVA_TOOL_OPTIONS", "value": " ".join(jvm_opts)})
     resources = {"cpu": _cpu(cpus), "memory": f"{memory_mb}Mi"}
+    extra = {"args": list(args)} if args else {}  # after the image's entrypoint (a native executable's options)
     return {
         # IfNotPresent: a tag names one build, so an image loaded into the node (or pulled once) is used as is
         "name": "app", "image": image, "imagePullPolicy": pull_policy,
@@ -90,7 +91,7 @@ def app_container(*, image: str, cpus: float, memory_mb: int, jvm_opts: list[str
         "resources": {"requests": dict(resources), "limits": dict(resources)},
         # ready probed often: start-up is measured from it; live only after start-up has had its chance
         "readinessProbe": _http_probe(ready_path, 1, 3),
-        "livenessProbe": {**_http_probe(LIVE_PATH, 10, 3), "initialDelaySeconds": 60},
+        "livenessProbe": {**_http_probe(LIVE_PATH, 10, 3), "initialDelaySeconds": 60}, **extra,
     }
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from perflab.apps.launching import heap_opts
 from perflab.errors import LabError
 from perflab.kube import images as kube_images, manifests, oci
 from perflab.kube.objects import Objects
@@ -77,11 +78,14 @@ def load_instructions(wanted: Images) -> str:
 
 def container_for(plan: Plan, target, image: str, pull_policy: str, db_env: dict[str, str], db_secret: str) -> dict:
     limits, app, mode = plan["limits"], target.app, target.mode
-    jvm_opts = list(limits["jvm_opts"]) if app.modes[mode].is_jvm else []
+    jvm = app.modes[mode].is_jvm
+    jvm_opts = list(limits["jvm_opts"]) if jvm else []
+    # a native executable that takes the plan's heap sizes on its command line gets them as arguments
+    args = heap_opts(list(limits["jvm_opts"])) if not jvm and "{heap_opts}" in app.modes[mode].command else []
     return manifests.app_container(
         image=image, cpus=limits["cpus"], memory_mb=limits["memory_mb"], jvm_opts=jvm_opts, db_env=db_env,
         ready_path=app.ready_path, mode=mode, db_secret=db_secret, mode_env=app.modes[mode].env,
-        pull_policy=pull_policy)
+        pull_policy=pull_policy, args=args)
 
 
 def rendered(plan: Plan, targets: list, wanted: Images, measured: Callable,
