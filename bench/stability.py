@@ -17,7 +17,7 @@ import argparse
 import sys
 
 from perflab import results
-from perflab.scenarios.steady_report import STABLE_CV, launch_states, runs_on_jvm
+from perflab.scenarios.steady_report import STABLE_CV, headline_cells, launch_states, runs_on_jvm
 from perflab.store import Store
 
 PAIR = ("quarkus/jvm", "spring-boot/jvm")
@@ -25,7 +25,7 @@ RATIO_DRIFT = 0.10  # the two runs' Quarkus / Spring Boot ratios within 10 % of 
 
 
 def headline(view: results.RunView) -> dict[str, results.Cell]:
-    return {c.target: c for c in view.find("steady", "rps") if not c.params.get("open_loop")}
+    return headline_cells(view)
 
 
 def line(view: results.RunView, c: results.Cell) -> str:

@@ -124,3 +124,21 @@ def test_every_steady_table_shows_launches_and_in_launch_intervals_and_does_not_
     # in the labels, not again as figures of an "other figures" table
     assert [c for t in tables for c in t.cells() if c.metric == "measured_intervals"] == []
     assert "quarkus/jvm (2 launches x 10-14 intervals)" in summary.render(view, width=300)
+
+
+def test_the_ratio_compares_the_most_connections_whatever_order_the_points_were_stored_in(store):
+    from perflab.scenarios.steady_report import headline_cells
+
+    run = store.begin_run({**PLAN, "scenarios": ["steady"]}, ENV)
+    # the 40-connection point first, then a 4-connection one (a plan may list its points either way)
+    for connections, rps in ((40, {"quarkus": 20_000.0, "spring-boot": 10_000.0}),
+                             (4, {"quarkus": 15_000.0, "spring-boot": 10_000.0})):
+        for app, value in rps.items():
+            for k in (1, 2):
+                store.add_figure(run, app, "jvm", "steady", "rps", value, "req/s", point=f"fruits c={connections}",
+                                 params={"path": "/fruits", "connections": connections}, repeat=k)
+    store.finish_run(run, "complete")
+    view = results.load(store, run)
+    assert {t: c.params["connections"] for t, c in headline_cells(view).items()} == {
+        "quarkus/jvm": 40, "spring-boot/jvm": 40}
+    assert "2.00x" in _line(steady.stability(view), "quarkus/jvm / spring-boot/jvm")

@@ -45,6 +45,10 @@ from perflab.steadystate import Rule, judge, precision
 class SteadyPoint(Settings):
     path: str = setting("/fruits", "the path loaded")
     connections: int = setting(40, "closed-loop connections", "connections", ge=1)
+    # a first point at a few connections warms a JVM up much sooner than the measured concurrency:
+    # on one CPU, 40 busy request threads leave the JIT's compiler threads a small share of it
+    warmup_max_s: float | None = setting(None, "this point's own warm-up maximum (empty: the scenario's "
+                                               "warmup_max_s)", "s", gt=0)
 
 
 class SteadySettings(Settings):
@@ -220,7 +224,7 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
             run.steady_at_s = window[0].t_s - window[0].result.duration_s
             run.why = verdict.why
             break
-        if elapsed >= cfg.warmup_max_s:
+        if elapsed >= (p.warmup_max_s or cfg.warmup_max_s):
             run.why = f"{NOT_STEADY} after {elapsed:.0f} s of warm-up: {why}"
             break
     started = time.monotonic()
@@ -376,15 +380,20 @@ def run(ctx: Context) -> None:
 def estimate_s(e: Estimate) -> float:
     cfg: SteadySettings = e.settings
     # at one CPU a JVM's JIT keeps compiling for a minute or more: expect it to use its maximum
-    warm = cfg.warmup_max_s if e.jvm else min(cfg.warmup_max_s, cfg.window * cfg.interval_s + 2)
     measure = min(cfg.measure_max_s, cfg.window * cfg.interval_s)
+    points = 0.0
+    for p in cfg.points:
+        most = p.warmup_max_s or cfg.warmup_max_s
+        warm = most if e.jvm else min(most, cfg.window * cfg.interval_s + 2)
+        points += (warm + measure) * 1.1
     open_loop = cfg.open_loop_s if cfg.open_loop_fraction > 0 else 0.0
-    return cfg.launches * (e.start_s + len(cfg.points) * (warm + measure) * 1.1 + open_loop + 2)
+    return cfg.launches * (e.start_s + points + open_loop + 2)
 
 
 def describe(p: dict, plan: dict) -> str:
-    pts = ", ".join(f"{x.get('path')} c={x.get('connections')}" if isinstance(x, dict) else str(x)
-                    for x in p.get("points", []))
+    pts = ", ".join(f"{x.get('path')} c={x.get('connections')}"
+                    + (f" (warm-up at most {x['warmup_max_s']:g} s)" if x.get("warmup_max_s") else "")
+                    if isinstance(x, dict) else str(x) for x in p.get("points", []))
     return (f"{p.get('launches', '?')} fresh launches; on each, {pts} in {p.get('interval_s', '?')} s intervals: "
             f"warm-up until the last {p.get('window', '?')} intervals vary by at most {p.get('max_cv', 0):.0%} with no "
             f"trend above {p.get('max_trend', 0):.0%}"

@@ -1,0 +1,33 @@
+"""The steady scenario's per-point warm-up maximum: validated, and counted by the estimate."""
+
+from __future__ import annotations
+
+import pytest
+
+from perflab import plan as plans
+from perflab.errors import LabError
+from perflab.scenario import Estimate
+from perflab.scenarios import steady
+
+
+def _estimate(points: list[dict], jvm: bool = True) -> float:
+    cfg = steady.SteadySettings(launches=1, points=points, warmup_max_s=100, measure_max_s=10)
+    return steady.estimate_s(Estimate(cfg, 1, 5.0, jvm))
+
+
+def test_a_points_own_warm_up_maximum_replaces_the_scenarios_in_the_estimate():
+    default = _estimate([{"connections": 40}])
+    longer = _estimate([{"connections": 40, "warmup_max_s": 300}])
+    shorter = _estimate([{"connections": 40, "warmup_max_s": 30}])
+    assert shorter < default < longer
+    # a second point adds its own warm-up and measurement
+    assert _estimate([{"connections": 4, "warmup_max_s": 30}, {"connections": 40, "warmup_max_s": 30}]) > shorter
+
+
+def test_a_points_warm_up_maximum_must_be_positive(tmp_path):
+    bad = tmp_path / "p.toml"
+    bad.write_text('name = "p"\napps = ["go-reference"]\nscenarios = ["steady"]\n'
+                   '[steady]\npoints = [{ path = "/fruits", connections = 4, warmup_max_s = 0 }]\n')
+    with pytest.raises(LabError, match="warmup_max_s"):
+        plans.load(str(bad))
+
