@@ -33,6 +33,7 @@ class Target:
     mode: str
     unavailable: str = ""  # why this app/mode cannot run here ("" = it can)
     ready_s: float | None = None  # how long it took to get ready in earlier runs here (None: no run yet)
+    steady_s: dict[str, float] = field(default_factory=dict)  # per steady point: launch to steady state, earlier runs
 
     @property
     def default_mode(self) -> bool:
@@ -105,7 +106,7 @@ def target_steps(plan: Plan, target: Target) -> list[Step]:
         if sc.phase is Phase.ON_LOAD and not any(s.label == f"{label} {LAUNCH}" for s in steps):
             steps.append(Step(f"{label} {LAUNCH}", start + 2))
         jvm = target.app.modes[target.mode].is_jvm
-        estimate = Estimate(plan.settings(sc.name), plan.repeats, start, jvm, target.app)
+        estimate = Estimate(plan.settings(sc.name), plan.repeats, start, jvm, target.app, target.steady_s)
         steps.append(Step(f"{label} {sc.name}", sc.estimate_s(estimate)))
     return steps
 
@@ -206,6 +207,7 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
     store = Store()
     for t in targets:  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
         t.ready_s = store.typical_ready_s(t.app.name, t.mode)
+        t.steady_s = store.typical_steady_s(t.app.name, t.mode)
     run_id = store.begin_run(plan.data, env)
     # earlier complete runs of the same plan (same method) on this machine: each step is expected to
     # take what it took there; the whole runs' durations set the start of the estimates' scale

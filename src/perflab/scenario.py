@@ -64,6 +64,8 @@ class Estimate:
     jvm: bool = False
     # the app itself, for a scenario whose work depends on which app it is (e.g. devloop's edits)
     app: Any = None
+    # per steady point (its label): seconds from launch to steady state in earlier runs here
+    steady_s: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -167,6 +167,19 @@ class Store:
                                (plan_name, method, limit))
         return [r["finished_at"] - r["started_at"] for r in rows]
 
+    def typical_steady_s(self, app: str, mode: str, limit: int = 10) -> dict[str, float]:
+        """Per steady point (its label), the median time from launch to steady state (s) of an
+        app/mode's latest launches measured on this machine (any plan)."""
+        rows = self.db.execute("SELECT point, value FROM figures WHERE app=? AND mode=? AND scenario='steady' "
+                               "AND metric='time_to_steady_ms' AND value IS NOT NULL ORDER BY id DESC",
+                               (app, mode)).fetchall()
+        by_point: dict[str, list[float]] = {}
+        for r in rows:
+            seen = by_point.setdefault(r["point"], [])
+            if len(seen) < limit:
+                seen.append(r["value"] / 1000)
+        return {point: statistics.median(values) for point, values in by_point.items()}
+
     def step_durations(self, plan_name: str, method: str, runs: int = 3) -> dict[str, float]:
         """Per step label, the median duration (s) in the latest `runs` complete runs of a plan with
         this method that recorded their steps."""

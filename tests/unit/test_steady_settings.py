@@ -31,3 +31,16 @@ def test_a_points_warm_up_maximum_must_be_positive(tmp_path):
     with pytest.raises(LabError, match="warmup_max_s"):
         plans.load(str(bad))
 
+
+
+def test_times_to_steady_state_measured_here_before_replace_the_warm_up_maxima():
+    cfg = steady.SteadySettings(launches=2, points=[{"connections": 4, "warmup_max_s": 120},
+                                                    {"connections": 40, "warmup_max_s": 45}], measure_max_s=10)
+    labels = [steady.point_of(p).label for p in cfg.points]
+    guess = steady.estimate_s(Estimate(cfg, 1, 5.0, True))
+    # a JVM that earlier reached steady state at 40 connections 60 s after its launch
+    known = steady.estimate_s(Estimate(cfg, 1, 5.0, True, steady_s={labels[0]: 40.0, labels[1]: 60.0}))
+    slower = steady.estimate_s(Estimate(cfg, 1, 5.0, True, steady_s={labels[0]: 90.0, labels[1]: 130.0}))
+    assert known < slower < guess
+    # what only some points have is not enough: the maxima stay the estimate
+    assert steady.estimate_s(Estimate(cfg, 1, 5.0, True, steady_s={labels[1]: 60.0})) == guess

@@ -131,6 +131,26 @@ def assess_driver_bound(utilisation: float, offered_rate: float | None = None,
     return bool(reasons), "; ".join(reasons)
 
 
+LOAD_SIDE_LIMIT = 0.90  # the driver's and the DB's shared CPUs this busy: they may set the pace
+APP_HEADROOM = 0.90     # the app below this share of its CPUs: it had room to serve more
+
+
+def assess_load_side(driver_cpu_s: float, db_cpu_s: float | None, seconds: float, driver_cpus: list[int],
+                     db_cpus: list[int], app_cpu_share: float | None, app_cpus: float) -> tuple[bool, str]:
+    """On a small machine the load driver and the database share CPUs: when those were nearly all
+    busy while the app still had CPU to spare, the load side, not the app, set the throughput and
+    the app's figure is a lower bound. Returns (flag, human reason or "")."""
+    if seconds <= 0 or db_cpu_s is None or app_cpu_share is None or not set(driver_cpus) & set(db_cpus):
+        return False, ""
+    shared = sorted(set(driver_cpus) | set(db_cpus))
+    busy = (driver_cpu_s + db_cpu_s) / (seconds * len(shared))
+    app = app_cpu_share / app_cpus if app_cpus else 1.0
+    if busy >= LOAD_SIDE_LIMIT and app < APP_HEADROOM:
+        return True, (f"the driver and the database used {busy:.0%} of CPU {','.join(map(str, shared))} while the "
+                      f"app used {app:.0%} of its CPU: the load side set the pace (a lower bound)")
+    return False, ""
+
+
 @dataclass
 class DriverRun:
     """A finished driver process: its output and the resources it used."""

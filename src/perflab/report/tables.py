@@ -27,9 +27,11 @@ FLAG_HELP = {
     "excluded": "not counted: the app died, was OOM-killed or failed more than the plan's share of requests",
     "near-line": "the 90 % line lies within this step's and the best step's noise",
     "within-noise": "the chosen memory or the next smaller one lies within the steps' noise of the 90 % line",
+    "load-side-bound": "the driver and the database, sharing a CPU, were nearly all busy while the app had CPU "
+                       "to spare: the figure is a lower bound",
     "not-steady": "measured without reaching steady state (the plan's maximum warm-up): see its timeline",
 }
-SERIOUS_FLAGS = {"driver-bound", "errors", "no-responses", "instance-lost", "crashed", "interrupted"}
+SERIOUS_FLAGS = {"driver-bound", "load-side-bound", "errors", "no-responses", "instance-lost", "crashed", "interrupted"}
 
 
 def flag_help(flag: str) -> str:

@@ -32,7 +32,7 @@ from pydantic import field_validator
 
 from perflab import dbstats, jvmstat, probes, stats
 from perflab.drivers import oha, wrk
-from perflab.drivers.base import LoadResult
+from perflab.drivers.base import LoadResult, assess_load_side
 from perflab.errors import AppFailed
 from perflab.instance import Instance
 from perflab.report import timeline_charts
@@ -274,10 +274,17 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
         flags.append("driver-bound")
     cpu = [i.cpu_share for i in measured if i.cpu_share is not None]
     db = [i.db_cpu_s for i in measured if i.db_cpu_s is not None]
+    load_side, load_why = assess_load_side(
+        sum(i.result.driver_cpu_s for i in measured), sum(db) if db and len(db) == len(measured) else None,
+        seconds, ctx.lab.driver_cpus(), list(ctx.lab.topology.db), stats.mean(cpu) if cpu else None,
+        float(ctx.plan["limits"]["cpus"]))
+    if load_side:
+        flags.append("load-side-bound")
     extra = {"launch": launch, "intervals": len(measured), "warmup_intervals": len(run.warmup),
              "interval_s": ctx.settings.interval_s, "steady": steady, "why": run.why,
              "rule": ctx.settings.rule().to_dict(), "precision": None if got is None else round(got.relative, 4),
-             "driver": f"{measured[0].result.driver} {measured[0].result.driver_version}" if measured else ""}
+             "driver": f"{measured[0].result.driver} {measured[0].result.driver_version}" if measured else "",
+             "load_side": load_why}
     put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags,  # noqa: E731
                                                  extra=extra)
     put("rps", rps, "req/s")
@@ -381,12 +388,19 @@ def estimate_s(e: Estimate) -> float:
     cfg: SteadySettings = e.settings
     # at one CPU a JVM's JIT keeps compiling for a minute or more: expect it to use its maximum
     measure = min(cfg.measure_max_s, cfg.window * cfg.interval_s)
+    open_loop = cfg.open_loop_s if cfg.open_loop_fraction > 0 else 0.0
+    labels = [point_of(p).label for p in cfg.points]
+    if labels and all(label in e.steady_s for label in labels):
+        # earlier launches here reached steady state at every point: the last point's time from
+        # launch already holds the launch itself and the earlier points' warm-up and measurement
+        reached = min(e.steady_s[labels[-1]], e.start_s + sum(p.warmup_max_s or cfg.warmup_max_s for p in cfg.points)
+                      + (len(labels) - 1) * measure)
+        return cfg.launches * (max(e.start_s, reached) + measure * 1.1 + open_loop + 2)
     points = 0.0
     for p in cfg.points:
         most = p.warmup_max_s or cfg.warmup_max_s
         warm = most if e.jvm else min(most, cfg.window * cfg.interval_s + 2)
         points += (warm + measure) * 1.1
-    open_loop = cfg.open_loop_s if cfg.open_loop_fraction > 0 else 0.0
     return cfg.launches * (e.start_s + points + open_loop + 2)
 
 

@@ -205,9 +205,14 @@ def _ratio_steadiness(view: RunView, a: Cell, b: Cell) -> str:
         unsteady = sum(not x.steady for x in states)
         if unsteady:
             misses.append(f"{c.target} not steady in {unsteady} of {len(states)} launches")
+    # a side whose throughput the load side's CPU capped is a lower bound, and so is the ratio's end
+    bounded = [c.target for c in (a, b) if "load-side-bound" in c.flags]
+    bound = (f"; {' and '.join(bounded)} capped by the load side's CPU (a lower bound): the ratio is "
+             + ("at least this" if bounded == [a.target] else "at most this" if bounded == [b.target] else "unclear")
+             if bounded else "")
     if not misses:
-        return f"both steady in every launch (CV {a.summary.cv:.1%} and {b.summary.cv:.1%})"
-    return "NOT a steady-state ratio: " + ", ".join(misses) + " (its figure includes warm-up)"
+        return f"both steady in every launch (CV {a.summary.cv:.1%} and {b.summary.cv:.1%})" + bound
+    return "NOT a steady-state ratio: " + ", ".join(misses) + " (its figure includes warm-up)" + bound
 
 
 def _gap(view: RunView, a: str, b: str, at: str, ratio: float) -> list[str]:
