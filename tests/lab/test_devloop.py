@@ -84,7 +84,10 @@ def test_a_stream_app_shows_a_changed_transformation_without_a_broker_restart(da
     from perflab.scenarios import devloop
 
     _, conn = database
-    lab = make_lab(PLAN.replace('"go-reference"', '"spring-boot"') + "restart_too = false\n", conn)
+    # patience well past Kafka's 45 s consumer session timeout: on a loaded machine a rebalance after
+    # DevTools' restart can outlast the default 60 s, and this test is about the loop, not that wait
+    lab = make_lab(PLAN.replace('"go-reference"', '"spring-boot"') + "restart_too = false\nbroker_restart_after_s = 150\n",
+                   conn)
     app = apps.get("spring-boot")
     stream = apps.get("stream-spring")
     apps.build(stream, log=lambda m: None)
@@ -96,7 +99,8 @@ def test_a_stream_app_shows_a_changed_transformation_without_a_broker_restart(da
     view = load_run(lab.store, lab.run_id)
     assert [o for o in view.outcomes if o["status"] != "ok"] == []
     assert _one(view, "devtools", "hello", "round_trip_s").summary.median > 0
-    assert [c.summary.median for c in view.find("devloop", "broker_restarts")] == [0]
+    trip = _one(view, "devtools", "hello", "round_trip_s")
+    assert [c.summary.median for c in view.find("devloop", "broker_restarts")] == [0], (trip.summary.median, trip.flags)
     assert _verdict_of(view, "4.1.2 Framework A") == "did not hold"
 
 
