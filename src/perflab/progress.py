@@ -10,7 +10,10 @@ The time left (``time_left``) is, for each step still to come, how long the same
 earlier complete runs of the plan with the same method on this machine (their median), scaled by
 how this run compares with them so far; a step without such a record gets the plan's own
 estimate, scaled by how long this run's steps took against their estimates. A step that outlasts
-its prediction counts as evidence at once, not only when it ends.
+its prediction counts as evidence at once, not only when it ends. A step made of like parts (the
+steady scenario's fresh launches) says how many it has finished: from then on its own pace, not
+its history, predicts the rest of it (one launch that settles a minute sooner than last time would
+otherwise leave the estimate a minute long to the end).
 """
 
 from __future__ import annotations
@@ -83,7 +86,7 @@ HISTORY_WEIGHT = 0.05  # the belief "as fast as the earlier runs", as a share of
 
 
 def time_left(remaining: Sequence[Step], finished: Sequence[Finished], in_step_s: float = 0.0,
-              prior: tuple[float, float] | None = None) -> float:
+              prior: tuple[float, float] | None = None, parts: tuple[int, int, float] | None = None) -> float:
     """Seconds left in a run.
 
     ``remaining``: the steps not finished yet, the current one first; ``finished``: the steps that
@@ -99,6 +102,10 @@ def time_left(remaining: Sequence[Step], finished: Sequence[Finished], in_step_s
     done (1.0, or what earlier runs here took against their estimates), held as if weight_s
     estimated seconds had run at it. The measured ratio takes over as the finished steps outweigh
     it, so a few quick first steps cannot swing the estimate.
+
+    ``parts`` = (done, of, at_s): the current step is `of` like parts, `done` of them finished
+    `at_s` seconds into it; then the current step's remainder is its own pace (at_s / done) times
+    the parts left, less the time spent in the part under way.
     """
     if not remaining:
         return 0.0
@@ -114,7 +121,12 @@ def time_left(remaining: Sequence[Step], finished: Sequence[Finished], in_step_s
     scales = _Scales(finished, prior, weight)
     if in_step_s > scales.of(current):
         scales = _Scales([*finished, (current, in_step_s)], prior, weight)
-    return max(0.0, scales.of(current) - in_step_s) + math.fsum(scales.of(s) for s in rest)
+    if parts is not None and 0 < parts[0] <= parts[1] and parts[2] > 0:
+        done, of, at_s = parts
+        current_left = (of - done) * at_s / done - max(0.0, in_step_s - at_s)
+    else:
+        current_left = scales.of(current) - in_step_s
+    return max(0.0, current_left) + math.fsum(scales.of(s) for s in rest)
 
 
 PRIOR_WEIGHT = 0.02       # the prior counts as this share of the run's estimate (at least PRIOR_WEIGHT_MIN_S)
@@ -171,6 +183,7 @@ class Progress:
         self.current = ""
         self.detail = ""
         self._step_started: float | None = None  # None between steps
+        self._parts: tuple[int, int, float] | None = None  # the current step's parts done: see time_left
         self._last_line = -math.inf  # when the last plain status line was printed
         self._display: Live | None = None
         self._spinner = Spinner("dots", style="cyan")
@@ -192,13 +205,14 @@ class Progress:
 
     def eta_s(self) -> float:
         in_step = 0.0 if self._step_started is None else self.clock() - self._step_started
-        return time_left(self.steps[self.done:], self.finished, in_step, self.prior)
+        return time_left(self.steps[self.done:], self.finished, in_step, self.prior, self._parts)
 
     def start(self, label: str) -> None:
         """The next planned step begins (its label may be more precise than the plan's)."""
         self.current = label
         self.detail = ""
         self._step_started = self.clock()
+        self._parts = None
         if self.live:
             self._show()
         else:
@@ -211,6 +225,12 @@ class Progress:
             self._show()
         elif self.clock() - self._last_line >= self.plain_interval_s:
             self._status_line(f"{self.current}: {detail}" if self.current else detail)
+
+    def parts_done(self, done: int, of: int) -> None:
+        """The current step is `of` like parts (e.g. fresh launches) and `done` of them are finished:
+        the rest of the step is predicted from its own pace from now on."""
+        if self._step_started is not None:
+            self._parts = (done, of, self.clock() - self._step_started)
 
     def finish(self, skipped: int = 0, cut_short: bool = False) -> None:
         """The current step is over; `skipped` further planned steps will not run.
@@ -229,6 +249,7 @@ class Progress:
             skipped += 1
         self.done = min(self.total, self.done + skipped)
         self._step_started = None
+        self._parts = None
         self.current = self.detail = ""
         if self.live:
             self._show()

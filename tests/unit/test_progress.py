@@ -257,3 +257,51 @@ def test_steps_that_vary_around_their_history_keep_the_time_left_within_25_perce
     recorded = [Step(label, estimate, earlier_s=real * rng.uniform(0.95, 1.05)) for label, estimate, real in QUICK]
     took = [1.1 * real * rng.uniform(0.95, 1.05) for _, _, real in QUICK]
     assert _worst_error(recorded, took, until_left=0.1) <= 0.25
+
+
+# --- a step made of like parts -------------------------------------------------------------------
+
+def test_once_a_part_of_the_step_is_done_its_own_pace_predicts_the_rest_of_it():
+    # the step took 350 s last time; this time its first of two launches took 130 s, and 20 s of
+    # the second have passed: 110 s are left, not the 200 its history says
+    step = [Step("thorntail steady", 100, earlier_s=350)]
+    assert time_left(step, [], in_step_s=150) == pytest.approx(200)
+    assert time_left(step, [], in_step_s=150, parts=(1, 2, 130)) == pytest.approx(110)
+    # a second part slower than the first runs the step's remainder down to zero, never below
+    assert time_left(step, [], in_step_s=300, parts=(1, 2, 130)) == 0.0
+    # the steps after it keep their own predictions
+    two = [*step, Step("next", 50, earlier_s=40)]
+    assert time_left(two, [], in_step_s=150, parts=(1, 2, 130)) == pytest.approx(150)
+
+
+def test_progress_takes_the_parts_done_for_the_current_step_only():
+    clock = Clock()
+    p, _ = _plain([Step("a steady", 100, earlier_s=200), Step("b", 10, earlier_s=10)], clock)
+    p.start("a steady")
+    clock.t += 100
+    p.parts_done(1, 3)               # a third of the step in 100 s: about 200 s more, not its history's 100
+    clock.t += 30
+    assert p.eta_s() == pytest.approx(170 + 10)
+    clock.t += 70                    # it ends as long as it took before: b's prediction is unscaled
+    p.finish()
+    p.start("b")                     # the next step starts without the parts of the last
+    assert p.eta_s() == pytest.approx(10)
+
+
+def test_a_last_step_faster_than_its_history_keeps_the_time_left_within_25_percent_once_half_done():
+    # the last step (two launches) took 350 s last time and 260 s now, the rest as before: from the
+    # end of its first launch on, the estimate follows this run's pace
+    steps = [Step("quarkus steady", 200, earlier_s=240), Step("thorntail steady", 200, earlier_s=350)]
+    clock = Clock()
+    p, _ = _plain(steps, clock)
+    p.start("quarkus steady")
+    clock.t += 240
+    p.finish()
+    p.start("thorntail steady")
+    clock.t += 130
+    p.parts_done(1, 2)
+    worst = 0.0
+    for spent in range(130, 255):
+        clock.t = 1000 + 240 + spent
+        worst = max(worst, abs(p.eta_s() - (260 - spent)) / max(260 - spent, 5.0))
+    assert worst <= 0.25

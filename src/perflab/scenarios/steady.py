@@ -378,6 +378,7 @@ def run(ctx: Context) -> None:
             if launch == 1:
                 raise
             failures.append(f"launch {launch}: {exc}")
+        ctx.progress.parts_done(launch, ctx.settings.launches)  # the time left follows this step's own pace
     if failures:
         ctx.outcome("failed", "; ".join(failures))
     else:
