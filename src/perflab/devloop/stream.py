@@ -38,6 +38,7 @@ def verify(base_url: str, timeout_s: float = 30.0) -> list[str]:
 
 
 BROKER_RESTART = "broker restart"
+BROKER_PATIENCE_S = 60.0  # how long after the lab's own steps a stream change may take before the broker restart
 
 
 class StreamScript(Script):
@@ -46,7 +47,7 @@ class StreamScript(Script):
     restart, a step of its own, and then the rest of the timeout (at least `restart_after_s` more);
     its time still runs from the save, the wait and the broker restart included."""
 
-    def __init__(self, *args, broker=None, restart_after_s: float = 60.0, **kwargs):
+    def __init__(self, *args, broker=None, restart_after_s: float = BROKER_PATIENCE_S, **kwargs):
         super().__init__(*args, **kwargs)
         self.ready_url = self.loop.base_url + self.loop.wc.app.ready_path
         self.broker = broker

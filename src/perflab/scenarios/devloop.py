@@ -40,7 +40,7 @@ from perflab.devloop import claims
 from perflab.devloop.edits import ENDPOINT, FRUITS, HELLO, TRANSFORM, HelloSource
 from perflab.devloop.loops import DEV_MODE, Loop, loops_for
 from perflab.devloop.roundtrip import BROKEN, LoopResult, Script
-from perflab.devloop.stream import BROKER_RESTART, StreamScript
+from perflab.devloop.stream import BROKER_PATIENCE_S, BROKER_RESTART, StreamScript
 from perflab.devloop.workcopy import WorkingCopy
 from perflab.errors import LabError
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -57,7 +57,7 @@ class DevloopSettings(Settings):
     streams: bool = setting(True, "also run the stream app of the same framework on a private Kafka broker")
     timeout_s: float = setting(300.0, "how long a loop may take to start, or a change to show", "s", gt=0)
     broker_restart_after_s: float = setting(
-        60.0, "a stream app's change not visible this long after the lab's own steps: restart the broker", "s", gt=0)
+        BROKER_PATIENCE_S, "a stream app's change not visible this long after the lab's own steps: restart the broker", "s", gt=0)
     poll_ms: float = setting(50.0, "poll interval while waiting for a change to show", "ms", gt=0)
 
     @model_validator(mode="after")

@@ -144,8 +144,9 @@ class StreamPipeline {
             producer.close(Duration.ofSeconds(5));
         }
         if (streams != null) {
-            // leave the group at once: a restarted app then gets its partitions without waiting
-            // for the broker's session timeout
+            // asks to leave the group, but Kafka Streams 4.1 sends no LeaveGroup for a dynamic
+            // member (KAFKA-16758): an app restarted in the same JVM gets its partitions once the
+            // old member's 45 s session timeout ends, as a Spring Kafka Streams app does by default
             streams.close(new KafkaStreams.CloseOptions().leaveGroup(true).timeout(Duration.ofSeconds(10)));
             streams.cleanUp();
         }
