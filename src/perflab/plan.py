@@ -55,6 +55,7 @@ def _top_level_fields() -> dict[str, Any]:
         "name": (str, setting(..., "the plan's name")),
         "description": (str, setting("", "what the plan is for")),
         "apps": (list[str], setting(["all"], "apps to run, or all")),
+        "skip_apps": (list[str], setting([], "apps left out of all (e.g. a variant the plan has no time for)")),
         "app_dirs": (list[str], setting([], "your own apps: folders with a perflab.toml (relative to the plan file), "
                                             "run beside the apps above")),
         "modes": (list[str], setting(["all"], "runtime modes to run, all, or main (each app's first mode)")),
@@ -153,6 +154,14 @@ def upgrade_legacy(raw: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
+def _check_warm_launches(data: dict, source: str) -> None:
+    """Start-up figures need a warm launch beside the cold one: startup's own, or steady's."""
+    fed = data["steady"]["startup_figures"] and "steady" in data["scenarios"]
+    if "startup" in data["scenarios"] and data["startup"]["runs"] < 2 and not fed:
+        raise LabError(f"{source}: startup.runs = {data['startup']['runs']} leaves no warm launch",
+                       fix="set startup.runs to 2 or more, or steady.startup_figures = true with steady in scenarios")
+
+
 def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | None = None) -> Plan:
     model = validate_settings(schema(), upgrade_legacy(raw), source)
     data = model.as_plan()
@@ -160,10 +169,13 @@ def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | 
     for mode, chosen in data["mode_scenarios"].items():
         _check_scenarios(chosen, f"mode_scenarios.{mode}", source)
     data["cost"] = cost_assumptions.assumptions(data["cost"])
+    _check_warm_launches(data, source)
     if known_apps is not None:
-        bad = [a for a in data["apps"] if a != "all" and a not in known_apps]
-        if bad:
-            raise LabError(f"{source}: unknown app {bad[0]!r} in apps", fix=f"allowed apps: all, {', '.join(known_apps)}")
+        for key in ("apps", "skip_apps"):
+            bad = [a for a in data[key] if a != "all" and a not in known_apps]
+            if bad:
+                raise LabError(f"{source}: unknown app {bad[0]!r} in {key}",
+                               fix=f"allowed apps: all, {', '.join(known_apps)}")
     return Plan(data, source, model)
 
 

@@ -47,7 +47,8 @@ class Target:
 def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
     lab_apps = apps.discover(apps_root)
     # "all" means the apps that serve the contract: apps with an API of their own are named explicitly
-    names = [n for n, a in lab_apps.items() if a.api == apps.CONTRACT_API] if "all" in plan["apps"] else plan["apps"]
+    names = [n for n, a in lab_apps.items() if a.api == apps.CONTRACT_API and n not in plan["skip_apps"]] \
+        if "all" in plan["apps"] else plan["apps"]
     # the user's own apps (app_dirs) join them
     found, added = apps.with_dirs(lab_apps, plan["app_dirs"])
     names = list(names) + [n for n in added if n not in names]

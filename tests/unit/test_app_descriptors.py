@@ -89,6 +89,18 @@ def test_all_selects_only_the_apps_that_serve_the_contract(tmp_path):
     assert [t.app.name for t in select_targets(named, tmp_path)] == ["own-api-app"]
 
 
+def test_skip_apps_leaves_an_app_out_of_all_and_must_name_a_known_app(tmp_path):
+    from perflab import plan as plans
+    from perflab.runner import select_targets
+    for name in ("first", "variant", "third"):
+        write_standin_app(tmp_path, name)
+    known = ["first", "variant", "third"]
+    skipping = plans.validate({"name": "t", "scenarios": ["startup"], "skip_apps": ["variant"]}, "t", known_apps=known)
+    assert sorted(t.app.name for t in select_targets(skipping, tmp_path)) == ["first", "third"]
+    with pytest.raises(LabError, match="skip_apps"):
+        plans.validate({"name": "t", "skip_apps": ["nosuch"]}, "t", known_apps=known)
+
+
 def test_api_must_be_a_name(tmp_path):
     app = write_standin_app(tmp_path)
     desc = app / "perflab.toml"
