@@ -113,6 +113,8 @@ class Scenario:
     applies_why: str = ""
     # the parameters of a point label stored before points carried parameters (old runs)
     legacy_params: Callable[[str], dict] | None = None
+    # other scenarios whose figures it may also store (steady's launches are start-up launches too)
+    feeds: tuple[str, ...] = ()
 
     def words(self, view: "RunView") -> tuple[list[TextTable], list[str]]:
         """Its tables of words and its remarks on a run (none where it declares none)."""
@@ -146,8 +148,11 @@ class Context:
         return self.lab.plan.repeats
 
     def record(self, metric: str, value: float | None, unit: str, *, at: Point = NO_POINT, repeat: int = 0,
-               flags: Iterable[str] = (), extra: dict[str, Any] | None = None) -> None:
-        self.lab.record(self.app.name, self.mode, self.scenario.name, metric, value, unit, point=at,
+               flags: Iterable[str] = (), extra: dict[str, Any] | None = None, scenario: str | None = None) -> None:
+        """Store a figure of this scenario or, with `scenario`, of one it declares it feeds."""
+        if scenario is not None and scenario != self.scenario.name and scenario not in self.scenario.feeds:
+            raise ValueError(f"scenario {self.scenario.name} may not store figures of {scenario}")
+        self.lab.record(self.app.name, self.mode, scenario or self.scenario.name, metric, value, unit, point=at,
                         repeat=repeat, flags=flags, extra=extra)
 
     def add_file(self, kind: str, name: str, content: str | bytes):

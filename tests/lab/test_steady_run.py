@@ -61,9 +61,9 @@ def steady_lab(tmp_path, workdir, database, monkeypatch):
     monkeypatch.setenv("PERFLAB_APPS_DIR", str(root))
     made = []
 
-    def make(name: str, shape: str, ramp_s: float, warmup_max_s: float):
+    def make(name: str, shape: str, ramp_s: float, warmup_max_s: float, plan: str = PLAN):
         _paced_app(root, name, shape, ramp_s)
-        lab = make_lab(PLAN.format(app=name, warmup_max_s=warmup_max_s), database[1])
+        lab = make_lab(plan.format(app=name, warmup_max_s=warmup_max_s), database[1])
         made.append(lab)
         return lab, built(name)
 
@@ -137,4 +137,39 @@ def test_an_app_that_keeps_climbing_is_measured_anyway_and_marked_not_steady_wit
     view = results.load(lab.store, lab.run_id)
     line = next(x for x in steady.stability(view) if x.strip().startswith("req/s"))
     assert f"not steady: launch 1: {rps.extra['why']}" in line
+    assert lab_cgroups(lab.run_id) == []
+
+
+# a warm-up point at a few connections, then the measured one; each launch also a start-up launch
+PLAN_WARMUP_POINT = (PLAN.replace('scenarios = ["steady"]', 'scenarios = ["startup", "steady"]')
+                     .replace("[steady]", "[startup]\nruns = 1\ntimeout_s = 20\n[steady]\nstartup_figures = true")
+                     .replace('points = [{{ path = "/paced", connections = 8 }}]',
+                              'points = [{{ path = "/paced", connections = 2, measure = false }}, '
+                              '{{ path = "/paced", connections = 8 }}]'))
+
+
+def test_a_warmup_point_gives_its_time_to_steady_only_and_the_launch_is_a_warm_startup_launch(steady_lab):
+    lab, app = steady_lab("warmed", "ramp", RAMP_S, warmup_max_s=25, plan=PLAN_WARMUP_POINT)
+    run_scenario(lab, "steady", app, "jvm")
+
+    figures = lab.store.figures(lab.run_id)
+    warm = {f.metric: f for f in figures if f.scenario == "steady" and f.point == "paced c=2"}
+    measured = {f.metric: f for f in figures if f.scenario == "steady" and f.point == "paced c=8"}
+    assert set(warm) == {"time_to_steady_ms", "requests_to_steady"}, sorted(warm)
+    assert RAMP_S - 2.5 <= warm["time_to_steady_ms"].value / 1000 <= RAMP_S + 6
+    assert measured["rps"].extra["steady"] is True and measured["rps"].value > 0
+    # the measured point settled after the warm-up point did: its time from launch is later
+    assert measured["time_to_steady_ms"].value > warm["time_to_steady_ms"].value
+    reasons = {o["scenario"]: o["reason"] for o in lab.store.outcomes(lab.run_id)}
+    assert reasons[f"steady:{steady.launch_part('paced c=2', 1)}"].startswith("steady ")
+
+    rows = _timeline(lab)
+    assert {r.phase for r in rows if r.point == "paced c=2"} == {"warmup"}  # none of it measured
+    assert [r.phase for r in rows if r.point == "paced c=8"][-1] == "measure"
+
+    # the launch was measured as the startup scenario's first warm launch (startup.runs = 1: the cold one)
+    started = [f for f in figures if f.scenario == "startup"]
+    assert {(f.metric, f.point, f.repeat) for f in started} >= {("ttfr_ms", "warm", 1), ("rss_after_first_mb", "warm", 1)}
+    ttfr = next(f for f in started if f.metric == "ttfr_ms")
+    assert 0 < ttfr.value < 20_000 and ttfr.extra["launch"] == "steady launch 1"
     assert lab_cgroups(lab.run_id) == []

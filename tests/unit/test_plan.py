@@ -69,6 +69,12 @@ def test_unknown_app_is_refused_when_apps_are_known():
 def test_startup_needs_a_warm_run_and_fine_polling():
     with pytest.raises(LabError, match="startup.runs"):
         plan.validate({"name": "x", "startup": {"runs": 1}})
+    fed = plan.validate({"name": "x", "scenarios": ["startup", "steady"], "startup": {"runs": 1},
+                         "steady": {"startup_figures": True}})
+    assert fed["startup"]["runs"] == 1
+    with pytest.raises(LabError, match="startup.runs"):  # steady would feed it, but does not run
+        plan.validate({"name": "x", "scenarios": ["startup"], "startup": {"runs": 1},
+                       "steady": {"startup_figures": True}})
     with pytest.raises(LabError, match="poll_ms"):
         plan.validate({"name": "x", "startup": {"poll_ms": 50}})
 

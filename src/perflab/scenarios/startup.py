@@ -4,7 +4,9 @@ the first response and, when startup.rest_s > 0, RSS at rest after a quiet pause
 
 The first launch is the cold one (page cache, class data): it is stored apart (point "cold") and
 the warm launches give the median and spread. The first launch also carries the verify step: its
-figures are stored only once the app answered the contract's quick check.
+figures are stored only once the app answered the contract's quick check. With
+steady.startup_figures, steady's fresh launches are measured the same way and stored here as warm
+launches (a plan then need not launch each app twice as often; startup.runs = 1 keeps the cold one).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ COLD, WARM = point("cold", launch="cold"), point("warm", launch="warm")
 
 
 class StartupSettings(Settings):
-    runs: int = setting(5, "fresh launches; the first (cold) one is kept apart", "launches", ge=2)
+    runs: int = setting(5, "fresh launches; the first (cold) one is kept apart (1: the cold one only, e.g. when "
+                           "steady.startup_figures gives the warm ones)", "launches", ge=1)
     timeout_s: float = setting(180.0, "how long a launch may take to answer", "s", gt=0)
     poll_ms: float = setting(5.0, "time-to-first-response poll interval", "ms", gt=0, le=5)
     path: str = setting("", "the first-response path (empty: the app's own, e.g. /hello)")
@@ -32,41 +35,56 @@ class StartupSettings(Settings):
                             "s", ge=0)
 
 
+def first_figures(ctx: Context, inst, cfg: StartupSettings) -> tuple[dict, dict]:
+    """A started instance's start-up figures: time to first response, RSS after it, readiness, the
+    framework's own start time and, when cfg.rest_s > 0, RSS at rest. The instance is left running
+    (steady's launches go on to load it)."""
+    figures: dict[str, float] = {}
+    info: dict = {}
+    first = inst.first_response(cfg.path or ctx.app.first_response_path, cfg.timeout_s, cfg.poll_ms)
+    after_first = inst.sampler.sample_now()
+    figures["ttfr_ms"] = first.elapsed_ms
+    info["ttfr_resolution_ms"] = first.resolution_ms
+    info["ttfr_attempts"] = first.attempts
+    figures["rss_after_first_mb"] = mb(after_first.rss_bytes)
+    if after_first.cgroup_memory_bytes is not None:
+        figures["cgroup_after_first_mb"] = mb(after_first.cgroup_memory_bytes)
+    try:
+        figures["ready_ms"] = inst.wait_until_ready(cfg.timeout_s, cfg.poll_ms).elapsed_ms
+    except AppFailed:
+        pass  # answering but never ready: no ready figure (a crash is caught by the caller's check)
+    if ctx.app.startup_log_regex:
+        said = probes.watch_start_log(inst.log_path, ctx.app.startup_log_regex, timeout_s=5,
+                                      process=inst.running.proc)
+        if said.ok:
+            figures["framework_start_ms"] = said.millis
+    if cfg.rest_s > 0:
+        rest_from = time.monotonic_ns()
+        time.sleep(cfg.rest_s)
+        # the mean of the second half of the pause: what the process keeps once it is idle
+        rested = inst.sampler.snapshot()
+        half = rest_from + int(cfg.rest_s * 0.5e9)
+        figures["rss_rest_mb"] = mb(rested.mean("rss_bytes", half))
+        cgroup_rest = rested.mean("cgroup_memory_bytes", half)  # what docker stats shows (KT-2020)
+        if cgroup_rest is not None:
+            figures["cgroup_rest_mb"] = mb(cgroup_rest)
+    info["jvm_flags"] = inst.jvm_flags()
+    info["limits_enforced"] = inst.cgroup.enforced if inst.cgroup else None
+    return figures, info
+
+
+def record_launch(ctx: Context, figures: dict, info: dict, repeat: int, *, scenario: str | None = None) -> None:
+    """One launch's start-up figures; repeat 0 is the cold launch, every other one a warm launch."""
+    at = COLD if repeat == 0 else WARM
+    for metric, value in figures.items():
+        ctx.record(metric, value, _UNITS.get(metric, "MB"), at=at, repeat=repeat, extra=info, scenario=scenario)
+
+
 def _one_launch(ctx: Context, verify: bool, tag: str) -> tuple[dict, dict]:
     cfg: StartupSettings = ctx.settings
     inst = ctx.launch(tag)
-    figures: dict[str, float] = {}
-    info: dict = {}
     try:
-        first = inst.first_response(cfg.path or ctx.app.first_response_path, cfg.timeout_s, cfg.poll_ms)
-        after_first = inst.sampler.sample_now()
-        figures["ttfr_ms"] = first.elapsed_ms
-        info["ttfr_resolution_ms"] = first.resolution_ms
-        info["ttfr_attempts"] = first.attempts
-        figures["rss_after_first_mb"] = mb(after_first.rss_bytes)
-        if after_first.cgroup_memory_bytes is not None:
-            figures["cgroup_after_first_mb"] = mb(after_first.cgroup_memory_bytes)
-        try:
-            figures["ready_ms"] = inst.wait_until_ready(cfg.timeout_s, cfg.poll_ms).elapsed_ms
-        except AppFailed:
-            pass  # answering but never ready: no ready figure (a crash is caught just below)
-        if ctx.app.startup_log_regex:
-            said = probes.watch_start_log(inst.log_path, ctx.app.startup_log_regex, timeout_s=5,
-                                          process=inst.running.proc)
-            if said.ok:
-                figures["framework_start_ms"] = said.millis
-        if cfg.rest_s > 0:
-            rest_from = time.monotonic_ns()
-            time.sleep(cfg.rest_s)
-            # the mean of the second half of the pause: what the process keeps once it is idle
-            rested = inst.sampler.snapshot()
-            half = rest_from + int(cfg.rest_s * 0.5e9)
-            figures["rss_rest_mb"] = mb(rested.mean("rss_bytes", half))
-            cgroup_rest = rested.mean("cgroup_memory_bytes", half)  # what docker stats shows (KT-2020)
-            if cgroup_rest is not None:
-                figures["cgroup_rest_mb"] = mb(cgroup_rest)
-        info["jvm_flags"] = inst.jvm_flags()
-        info["limits_enforced"] = inst.cgroup.enforced if inst.cgroup else None
+        figures, info = first_figures(ctx, inst, cfg)
         if verify:
             problems = api_checks.verify(ctx.app, inst.base_url)
             if problems:
@@ -87,8 +105,7 @@ def run(ctx: Context) -> None:
         at = COLD if i == 0 else WARM
         ctx.progress.update(f"launch {i + 1}/{runs} ({at.label})")
         figures, info = _one_launch(ctx, ctx.verify and i == 0, tag=f"start{i}")
-        for metric, value in figures.items():
-            ctx.record(metric, value, _UNITS.get(metric, "MB"), at=at, repeat=i, extra=info)
+        record_launch(ctx, figures, info, i)
     ctx.outcome("ok")
 
 
@@ -119,7 +136,12 @@ def legacy_params(label: str) -> dict:
 
 def describe(p: dict, plan: dict) -> str:
     rest = p.get("rest_s", 0)
-    return (f"{p.get('runs', '?')} fresh launches; time to first response polled every {p.get('poll_ms', '?')} ms "
+    steady = plan.get("steady") or {}
+    fed = steady.get("startup_figures") and "steady" in plan.get("scenarios", [])
+    runs = (f"{p.get('runs', '?')} fresh launch{'' if p.get('runs') == 1 else 'es'} (the first kept apart as the cold "
+            f"one) and steady's {steady.get('launches', '?')} fresh launches as warm ones" if fed
+            else f"{p.get('runs', '?')} fresh launches")
+    return (f"{runs}; time to first response polled every {p.get('poll_ms', '?')} ms "
             f"on {p.get('path') or 'the app’s first-response path'}; the framework's start time from its log; "
             f"RSS after the first request" + (f" and after {rest} s at rest." if rest else "."))
 

@@ -20,6 +20,11 @@ behind each launch's value is a figure too (shown beside every steady figure), a
 outcome says whether it reached steady state and the rule's reason (stability() names it for every
 launch that did not). An open-loop point at a fraction of the launch's own steady throughput ends
 each launch when open_loop_fraction > 0.
+
+A point with measure = false is a warm-up point only (e.g. a few connections that let the JIT
+finish before the measured concurrency): its time to steady state is recorded, the next point
+follows at once. With startup_figures, each launch's start (time to first response, RSS after it)
+is stored as a warm launch of the startup scenario, so a plan need not launch every app twice.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from perflab.errors import AppFailed
 from perflab.instance import Instance
 from perflab.report import timeline_charts
 from perflab.scenario import Context, Estimate, Phase, Point, Scenario, point
-from perflab.scenarios import intervals
+from perflab.scenarios import intervals, startup
 from perflab.scenarios.steady_report import NOT_STEADY, launch_part, stability, tables
 from perflab.settings import Settings, setting
 from perflab.steadystate import Rule, judge, precision
@@ -49,6 +54,8 @@ class SteadyPoint(Settings):
     # on one CPU, 40 busy request threads leave the JIT's compiler threads a small share of it
     warmup_max_s: float | None = setting(None, "this point's own warm-up maximum (empty: the scenario's "
                                                "warmup_max_s)", "s", gt=0)
+    measure: bool = setting(True, "measure it once steady (false: a warm-up point only: its time to steady "
+                                  "state is recorded, the next point follows at once)")
 
 
 class SteadySettings(Settings):
@@ -70,12 +77,15 @@ class SteadySettings(Settings):
                                              "throughput (0: none)", "ratio", ge=0, le=1.5)
     open_loop_s: float = setting(10.0, "the open-loop point's duration", "s", ge=1)
     timeout_s: float = setting(180.0, "how long a launch may take to become ready", "s", gt=0)
+    startup_figures: bool = setting(False, "each launch also gives the startup scenario's figures as a warm "
+                                           "launch (time to first response, RSS after it), when the plan has "
+                                           "startup: fewer launches for the same figures")
 
     @field_validator("points")
     @classmethod
     def _some(cls, value: list[SteadyPoint]) -> list[SteadyPoint]:
-        if not value:
-            raise ValueError("must list at least one point")
+        if not any(p.measure for p in value):
+            raise ValueError("must list at least one measured point")
         return value
 
     def rule(self) -> Rule:
@@ -217,16 +227,19 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
                             f"{iv.result.rps:,.0f} req/s ({why})")
         if verdict.steady and not compiling:
             window = run.warmup[-rule.window:]
-            run.warmup = run.warmup[:-rule.window]
-            for w in window:
-                w.phase = "measure"
-            run.measured = window
             run.steady_at_s = window[0].t_s - window[0].result.duration_s
             run.why = verdict.why
+            if p.measure:
+                run.warmup = run.warmup[:-rule.window]
+                for w in window:
+                    w.phase = "measure"
+                run.measured = window
             break
         if elapsed >= (p.warmup_max_s or cfg.warmup_max_s):
             run.why = f"{NOT_STEADY} after {elapsed:.0f} s of warm-up: {why}"
             break
+    if not p.measure:
+        return run
     started = time.monotonic()
     # GC, JIT and SQL are read over the intervals after the window (reading them costs a few
     # hundred ms of the driver's CPU: not on every interval); at least half a window of them
@@ -315,6 +328,20 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     return rps
 
 
+def _record_warmup(ctx: Context, at: Point, launch: int, run: PointRun) -> None:
+    """A warm-up point's figures: when it reached steady state and the requests served until then."""
+    steady = run.steady_at_s is not None
+    flags = [] if steady else ["not-steady"]
+    extra = {"launch": launch, "warmup_only": True, "warmup_intervals": len(run.warmup), "steady": steady,
+             "why": run.why, "rule": ctx.settings.rule().to_dict()}
+    if steady:
+        before = [i for i in run.warmup if i.t_s <= run.steady_at_s + 1e-6]  # up to the steady window
+        ctx.record("time_to_steady_ms", run.steady_at_s * 1000, "ms", at=at, repeat=launch, flags=flags, extra=extra)
+        ctx.record("requests_to_steady", sum(i.result.requests for i in before), "count", at=at, repeat=launch,
+                   flags=flags, extra=extra)
+    ctx.outcome("ok", launch_reason(run), part=launch_part(at.label, launch))
+
+
 def launch_reason(run: PointRun) -> str:
     if run.steady_at_s is None:
         return run.why  # "not steady after N s of warm-up: ..."
@@ -354,19 +381,37 @@ def _one_launch(ctx: Context, launch: int) -> None:
     inst = ctx.launch(f"steady{launch}")
     rows: list[list] = []
     try:
+        if _feeds_startup(ctx):
+            _startup_figures(ctx, inst, launch)
         inst.wait_until_ready(cfg.timeout_s)
         last: tuple[SteadyPoint, float] | None = None
         for p in cfg.points:
             at = point_of(p)
             run = _drive(ctx, inst, p, at.label, launch)
             rows += _timeline_rows(launch, at.label, run)
-            last = (p, _record(ctx, at, launch, run))
+            if p.measure:
+                last = (p, _record(ctx, at, launch, run))
+            else:
+                _record_warmup(ctx, at, launch, run)
         if cfg.open_loop_fraction > 0 and last is not None and last[1] > 0:
             rows += _open_loop(ctx, inst, last[0], last[1], launch)
         inst.check_alive()
     finally:
         inst.stop()
         intervals.write(ctx, f"timeline-launch{launch}.csv", rows)
+
+
+def _feeds_startup(ctx: Context) -> bool:
+    return ctx.settings.startup_figures and "startup" in ctx.plan["scenarios"]
+
+
+def _startup_figures(ctx: Context, inst: Instance, launch: int) -> None:
+    """This launch measured as a warm start-up launch, numbered after the startup scenario's own."""
+    cfg = ctx.plan.settings("startup")
+    figures, info = startup.first_figures(ctx, inst, cfg)
+    inst.check_alive()
+    startup.record_launch(ctx, figures, {**info, "launch": f"steady launch {launch}"}, cfg.runs - 1 + launch,
+                          scenario="startup")
 
 
 def run(ctx: Context) -> None:
@@ -391,30 +436,35 @@ def estimate_s(e: Estimate) -> float:
     measure = min(cfg.measure_max_s, cfg.window * cfg.interval_s)
     open_loop = cfg.open_loop_s if cfg.open_loop_fraction > 0 else 0.0
     labels = [point_of(p).label for p in cfg.points]
+    last = cfg.points[-1]
     if labels and all(label in e.steady_s for label in labels):
         # earlier launches here reached steady state at every point: the last point's time from
         # launch already holds the launch itself and the earlier points' warm-up and measurement
+        earlier = sum(1 for p in cfg.points[:-1] if p.measure)
         reached = min(e.steady_s[labels[-1]], e.start_s + sum(p.warmup_max_s or cfg.warmup_max_s for p in cfg.points)
-                      + (len(labels) - 1) * measure)
-        return cfg.launches * (max(e.start_s, reached) + measure * 1.1 + open_loop + 2)
+                      + earlier * measure)
+        after = (measure if last.measure else cfg.window * cfg.interval_s) * 1.1
+        return cfg.launches * (max(e.start_s, reached) + after + open_loop + 2)
     points = 0.0
     for p in cfg.points:
         most = p.warmup_max_s or cfg.warmup_max_s
         warm = most if e.jvm else min(most, cfg.window * cfg.interval_s + 2)
-        points += (warm + measure) * 1.1
+        points += (warm + (measure if p.measure else 0)) * 1.1
     return cfg.launches * (e.start_s + points + open_loop + 2)
 
 
 def describe(p: dict, plan: dict) -> str:
     pts = ", ".join(f"{x.get('path')} c={x.get('connections')}"
                     + (f" (warm-up at most {x['warmup_max_s']:g} s)" if x.get("warmup_max_s") else "")
+                    + (" (warm-up only: time to steady state, not measured)" if x.get("measure") is False else "")
                     if isinstance(x, dict) else str(x) for x in p.get("points", []))
     return (f"{p.get('launches', '?')} fresh launches; on each, {pts} in {p.get('interval_s', '?')} s intervals: "
             f"warm-up until the last {p.get('window', '?')} intervals vary by at most {p.get('max_cv', 0):.0%} with no "
             f"trend above {p.get('max_trend', 0):.0%}"
             + (f" and the JIT compiles under {p['max_jit_ms_per_s']:g} ms/s" if p.get("max_jit_ms_per_s") else "")
             + f" (at most {p.get('warmup_max_s', '?')} s), then measured until "
-            f"the 95 % CI is within +-{p.get('precision', 0):.0%} (at most {p.get('measure_max_s', '?')} s).")
+            f"the 95 % CI is within +-{p.get('precision', 0):.0%} (at most {p.get('measure_max_s', '?')} s)."
+            + (" Each launch's start is also measured as a warm start-up launch." if p.get("startup_figures") else ""))
 
 
 def ensure_driver(settings: SteadySettings, say) -> None:
@@ -425,4 +475,5 @@ def ensure_driver(settings: SteadySettings, say) -> None:
 SCENARIO = Scenario(
     name="steady", title="Steady state: throughput and latency from fresh launches, time to steady state",
     phase=Phase.OWN_BEFORE, settings=SteadySettings, run=run, estimate_s=estimate_s, tables=tables,
-    describe=describe, setup=ensure_driver, charts=timeline_charts.steady_charts, remarks=stability)
+    describe=describe, setup=ensure_driver, charts=timeline_charts.steady_charts, remarks=stability,
+    feeds=("startup",))
