@@ -16,6 +16,12 @@ reach is keep x the best step's throughput, itself measured with noise, so a ste
 when the line lies within the two intervals combined (sqrt(own^2 + (keep x best's)^2)): another
 measurement could turn its verdict. The needed memory is within noise when the step chosen or the
 next smaller clean one is near the line: the answer could be one setting up or down.
+
+A step whose throughput the load side set (the driver and the database busy on their shared CPU
+while the app had CPU to spare, or the driver itself saturated) still counts: its throughput is a
+lower bound for that setting. When that step is the best one or the one judged needed, the line
+drawn from the best may be too low (the app might need more memory to reach its real best), and
+the judgement says so (`capped`).
 """
 
 from __future__ import annotations
@@ -40,6 +46,13 @@ class Step:
     failed: str = ""                  # why the app could not serve (not ready, died)
     steady: bool = True               # warm-up reached steady state
     rss_peak_mb: float | None = None  # during the measurement
+    load_side: str = ""               # why the driver and the database, not the app, set the pace
+    driver_bound: str = ""            # why the driver itself was the bottleneck
+
+    @property
+    def capped(self) -> str:
+        """Why the step's throughput is only a lower bound ("" when the app set it)."""
+        return self.load_side or self.driver_bound
 
     @property
     def name(self) -> str:
@@ -101,6 +114,13 @@ class Judgement:
         below = [s for s in self.clean if s.limit_mb < self.needed.limit_mb]
         nearest = max(below, key=lambda s: s.limit_mb, default=None)
         return self.is_near(self.needed) or (nearest is not None and self.is_near(nearest))
+
+    @property
+    def capped(self) -> list[Step]:
+        """The best and the needed step when the load side capped their throughput: the line (and
+        with it the memory needed) may be too low."""
+        chosen = [self.best] + ([self.needed] if self.needed is not self.best else [])
+        return [s for s in chosen if s is not None and s.capped]
 
     def verdict(self, step: Step) -> str:
         """One step against the line: excluded (why), keeps or below, and whether within noise."""

@@ -102,6 +102,10 @@ def test_capacity_efficiency_and_memory_needs_of_the_go_reference(go_run):
     assert len(_figures(s, run_id, "memneeds", "oom_kills")) == 2
     assert {f.params["memory_mb"] for f in _figures(s, run_id, "memneeds", "precision_pct")} == \
         {f.params["memory_mb"] for f in found if "failed" not in f.flags}
+    # the app's CPU over each served step's measurement, a share of the plan's cpus (1 by default)
+    cpu = {f.params["memory_mb"]: f.value for f in _figures(s, run_id, "memneeds", "app_cpu_pct")}
+    assert {limit for limit, v in rps.items() if v > 0} <= set(cpu), cpu
+    assert all(0 <= v <= 100 * 1 + 5 for v in cpu.values()), cpu
     clean = {f.params["memory_mb"]: f.value for f in found if "excluded" not in f.flags}
     [needed] = _figures(s, run_id, "memneeds", "memory_needed_mb")
     assert needed.value == min(limit for limit, v in clean.items() if v >= 0.9 * max(clean.values()))

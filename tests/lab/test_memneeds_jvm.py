@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.slow,
 
 OVERHEAD_MB = 256  # above the plan's 192: a Quarkus JVM's non-heap memory alone nearly filled 48 + 192 MB
 HEAPS = (256, 48)
+CPUS = 1  # the plan's limits.cpus (its default)
 PLAN = f"""
 name = "memneeds-jvm-test"
 apps = ["quarkus"]
@@ -74,6 +75,10 @@ def test_memneeds_steps_the_heap_of_a_quarkus_jvm(quarkus_run):
     assert set(gc) == served and all(f.value >= 0 for f in gc.values())
     assert set(_by_heap(s, run_id, "precision_pct")) == {h for h in served if rps[h].value > 0}
     assert all(len(rps[h].extra["interval_rps"]) == 3 for h in served)
+    # the app's CPU over the measurement, a share of the plan's cpus (1 by default): whether it filled its quota
+    cpu = _by_heap(s, run_id, "app_cpu_pct")
+    assert {h for h in served if rps[h].value > 0} <= set(cpu) <= served, cpu
+    assert all(0 <= f.value <= 100 * CPUS + 5 for f in cpu.values()), {h: f.value for h, f in cpu.items()}
 
     # the memory needed follows from the clean steps; an excluded one is named in the outcome
     clean = {h: f for h, f in rps.items() if "excluded" not in f.flags}

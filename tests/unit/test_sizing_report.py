@@ -56,13 +56,18 @@ def _efficiency(s: Store, run: str, app: str, held: dict[float, float], cpu_ms: 
         s.add_figure(run, app, "jvm", "efficiency", "app_cpu_ms_per_request", cpu_ms * rate / achieved, "ms", **kw)
 
 
-@pytest.fixture
-def stored(tmp_path):
+def _new_run(tmp_path) -> tuple[Store, str, Lab]:
     the_plan = plan.validate(tomllib.loads(PLAN), "test")
     s = Store(tmp_path / "r.sqlite")
     run = s.begin_run(the_plan.data, {})
     lab = Lab(s, run, the_plan, None, SimpleNamespace(usable=True), None, None,
               Progress([], stream=io.StringIO(), live=False), tmp_path)
+    return s, run, lab
+
+
+@pytest.fixture
+def stored(tmp_path):
+    s, run, lab = _new_run(tmp_path)
     _memneeds(lab, "quarkus", "jvm", QUARKUS)
     _memneeds(lab, "go-reference", "native", GO)
     _efficiency(s, run, "quarkus", {250: 250.0, 1000: 1000.0}, 0.4)
@@ -112,3 +117,81 @@ def test_the_report_draws_the_three_scenarios_charts(stored, tmp_path):
     for key in ("memneeds-curve", "efficiency-app_cpu_ms_per_request"):
         assert key in html, key
     assert "memory needed to keep &gt;= 90% of the best clean throughput" in html
+
+
+LOAD_SIDE = "the driver and the database used 97% of CPU 1 while the app used 60% of its CPU"
+# the best step capped by the load side: the line drawn from it may be too low
+CAPPED_BEST = [memory_need.Step(704, 512, 1000.0, 10.0, requests=10000, load_side=LOAD_SIDE),
+               memory_need.Step(448, 256, 950.0, 10.0, requests=9500),
+               memory_need.Step(320, 128, 700.0, 10.0, requests=7000)]
+# only a step below the one needed was capped: the line and the answer stand
+CAPPED_BELOW = [memory_need.Step(256, None, 5000.0, 50.0, requests=50000),
+                memory_need.Step(128, None, 4900.0, 50.0, requests=49000),
+                memory_need.Step(64, None, 3000.0, 50.0, requests=30000, load_side=LOAD_SIDE)]
+
+
+@pytest.fixture
+def capped(tmp_path):
+    s, run, lab = _new_run(tmp_path)
+    _memneeds(lab, "quarkus", "jvm", CAPPED_BEST)
+    _memneeds(lab, "go-reference", "native", CAPPED_BELOW)
+    s.finish_run(run, "complete")
+    yield s, run
+    s.close()
+
+
+def _needed(s: Store, run: str, app: str):
+    [f] = [f for f in s.figures(run) if f.app == app and f.metric == "memory_needed_mb"]
+    return f
+
+
+def test_a_load_side_capped_best_step_flags_the_memory_needed(capped):
+    s, run = capped
+    needed = _needed(s, run, "quarkus")
+    assert needed.value == 448 and "load-side-bound" in needed.flags
+    assert needed.extra["load_side"] == [f"704 MB (heap 512 MB): {LOAD_SIDE}"]
+    [note] = [o["reason"] for o in s.outcomes(run) if o["app"] == "quarkus"]
+    assert "the load side capped the throughput at 704 MB (heap 512 MB) (the best" in note
+    assert "line may be too low" in note
+    text = summary.render(results.load(s, run), width=400)
+    [line] = [x for x in text.splitlines() if "memory needed to keep" in x]
+    assert "quarkus/jvm 448 MB (heap 256 MB, the load side capped" in line
+
+
+def test_a_load_side_step_below_the_one_needed_still_counts_and_leaves_the_answer_unflagged(capped):
+    s, run = capped
+    needed = _needed(s, run, "go-reference")
+    assert needed.value == 128 and "load-side-bound" not in needed.flags and needed.extra["load_side"] == []
+    [note] = [o["reason"] for o in s.outcomes(run) if o["app"] == "go-reference"]
+    assert "load side" not in note
+    [step] = [f for f in s.figures(run)
+              if f.app == "go-reference" and f.metric == "rps" and f.params["memory_mb"] == 64]
+    assert "load-side-bound" in step.flags and "excluded" not in step.flags
+
+
+def test_a_capped_needed_step_or_a_driver_bound_best_flags_the_judgement():
+    needed_capped = [memory_need.Step(512, None, 1000.0, 10.0, requests=10000),
+                     memory_need.Step(256, None, 950.0, 10.0, requests=9500, load_side=LOAD_SIDE),
+                     memory_need.Step(128, None, 500.0, 10.0, requests=5000)]
+    j = memory_need.judge(needed_capped, 0.9, 0.001)
+    assert [s.limit_mb for s in j.capped] == [256] and j.needed.limit_mb == 256
+    assert "(needed: " in memneeds._outcome_note(j, [])
+    driver_best = [memory_need.Step(512, None, 1000.0, 10.0, requests=10000, driver_bound="driver CPU 99%"),
+                   memory_need.Step(128, None, 500.0, 10.0, requests=5000)]
+    j = memory_need.judge(driver_best, 0.9, 0.001)
+    assert [s.limit_mb for s in j.capped] == [512] and "driver CPU 99%" in memneeds._outcome_note(j, [])
+    # the capped step is a lower bound, not excluded: it still sets the line
+    assert j.best.limit_mb == 512 and not j.excluded
+
+
+def test_the_step_table_shows_the_apps_cpu(tmp_path):
+    s, run, lab = _new_run(tmp_path)
+    ctx = Context(lab, registry.get("memneeds"), SimpleNamespace(name="quarkus"), "jvm", lab.plan.settings("memneeds"))
+    for step, cpu in zip(CAPPED_BEST, (60.0, 70.0, 80.0)):
+        memneeds._record_step(ctx, step, {"rps": (step.rps, "req/s"), "app_cpu_pct": (cpu, "%")}, {})
+    s.finish_run(run, "complete")
+    [table] = [t for t in memneeds.tables(results.load(s, run)) if t.key == "memneeds-quarkus/jvm"]
+    column = table.columns.index("app CPU %")
+    assert [row[column].summary.median for _, row in table.rows] == [60.0, 70.0, 80.0]
+    assert "load-side-bound" in table.note
+    s.close()

@@ -8,13 +8,19 @@ limit only (`limits_mb`). Each step is a fresh launch under that limit, warmed u
 rule (at most warmup_max_s), then measured closed loop for measure_s in 1 s intervals (kept as the
 step's timeline). Per step: throughput with its 95 % confidence interval from the intervals,
 errors, OOM kills counted by the cgroup, peak RSS and, for JVM modes, GC time per second (the JVM's
-counters) and the heap the JVM really applied (read back from it). Steps run from the largest
-setting down; once one cannot serve (OOM-killed, not ready), the smaller ones are not tried (said
-in the outcome).
+counters) and the heap the JVM really applied (read back from it). Also per step: the app's CPU
+(share of the plan's cpus, and per request) and the database's CPU per request. At the few
+connections of the measurement a fast app may not fill its CPU: its throughput and GC cost at that
+step are then understated, and the CPU share shows it. A step whose driver and database (sharing a
+CPU) were nearly all busy while the app had CPU to spare is flagged load-side-bound, one whose
+driver was saturated driver-bound. Steps run from the largest setting down; once one cannot serve
+(OOM-killed, not ready), the smaller ones are not tried (said in the outcome).
 
 The judgement is perflab.memory_need's: only clean steps count (served, no OOM kill, errors at most
 `max_error_share` of the requests), each excluded step is named with its reason, and the figure says
-when the answer lies within the steps' noise of the line.
+when the answer lies within the steps' noise of the line. A load-side-bound step still counts (its
+throughput is a lower bound); when it is the best step or the one judged needed, the figure is
+flagged load-side-bound: the line may be too low.
 """
 
 from __future__ import annotations
@@ -27,8 +33,9 @@ from pydantic import field_validator
 
 from perflab import jvmflags, jvmstat, memory_need
 from perflab.drivers import wrk
+from perflab.drivers.base import assess_load_side
 from perflab.errors import AppFailed
-from perflab.instance import mb
+from perflab.instance import Instance, mb
 from perflab.report.facts import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
@@ -40,14 +47,14 @@ from perflab.settings import setting
 from perflab.steadystate import precision
 
 STEP_METRICS = ["memory_limit_mb", "heap_mb", "heap_applied_mb", "rps", "precision_pct", "rps_of_best_pct",
-                "errors", "oom_kills", "gc_ms_per_s", "rss_peak_mb"]
+                "errors", "oom_kills", "app_cpu_pct", "gc_ms_per_s", "rss_peak_mb"]
 # step flags that say why a step was not counted
 EXCLUDING = ("failed", "oom-killed", "errors")
 
 # how the report names this scenario's own figures
 METRIC_LABELS.update({"memory_needed_mb": "memory needed MB", "heap_needed_mb": "heap needed MB",
                        "memory_limit_mb": "limit MB", "heap_mb": "heap MB", "rps_of_best_pct": "% of best req/s",
-                       "oom_kills": "OOM kills", "heap_applied_mb": "heap applied MB"})
+                       "oom_kills": "OOM kills", "heap_applied_mb": "heap applied MB", "app_cpu_pct": "app CPU %"})
 
 
 def _largest_first(value: list[int]) -> list[int]:
@@ -100,6 +107,29 @@ def _gc_ms_per_s(pid: int | None, before: jvmstat.JvmCounters | None, seconds: f
     return change["gc_ms"] / span_s, ""
 
 
+def _load_side(ctx: Context, inst: Instance, runs: wrk.IntervalRuns, db_s: float | None,
+               step: memory_need.Step) -> dict[str, tuple[float | None, str]]:
+    """The app's and the database's CPU over the measurement, and whether the load side rather than
+    the app set the step's throughput (on `step`)."""
+    result = runs.merged
+    start_ns, end_ns = runs.measured[0].start_ns, runs.measured[-1].end_ns
+    series = inst.sampler.snapshot()
+    share = series.cpu_share("cgroup_cpu_s", start_ns, end_ns) or series.cpu_share("cpu_s", start_ns, end_ns)
+    cpus = float(ctx.plan["limits"]["cpus"])  # a memory step changes the memory limit only
+    # the wall span, not wrk's own durations: the CPU readings also cover each interval's start-up
+    seconds = (end_ns - start_ns) / 1e9
+    _, step.load_side = assess_load_side(sum(t.result.driver_cpu_s for t in runs.measured), db_s, seconds,
+                                         ctx.lab.driver_cpus(), list(ctx.lab.topology.db), share, cpus)
+    step.driver_bound = next((t.result.driver_bound_reason or "the driver was saturated"
+                              for t in runs.measured if t.result.driver_bound), "")
+    figures = {"app_cpu_pct": (None if share is None or not cpus else 100 * share / cpus, "%")}
+    if result.requests:
+        figures["app_cpu_ms_per_request"] = (None if share is None else 1000 * share * seconds / result.requests,
+                                             "ms")
+        figures["db_cpu_ms_per_request"] = (None if db_s is None else 1000 * db_s / result.requests, "ms")
+    return figures
+
+
 def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> memory_need.Step:
     cfg: MemneedsSettings = ctx.settings
     spec = ctx.spec(memory_mb=limit_mb)
@@ -122,11 +152,14 @@ def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> me
         out.steady = warm.steady
         extra["warmup"] = warm.why
         before = jvmstat.read(pid) if pid else None
+        db_before = ctx.lab.db_cpu_s()
         start_ns = time.monotonic_ns()
         cpus = ctx.lab.driver_cpus()
         runs = wrk.run_wrk_intervals(inst.base_url + cfg.path, connections=cfg.warmup_connections,
                                      threads=max(1, min(cfg.warmup_connections, len(cpus))),
                                      duration_s=cfg.measure_s, interval_s=1, cpus=cpus)
+        db_after = ctx.lab.db_cpu_s()
+        db_s = None if None in (db_before, db_after) else db_after - db_before
         intervals.write(ctx, f"timeline-measure-{limit_mb}mb.csv",
                         intervals.wrk_rows(inst, runs, launch=step, point=f"measure {cfg.path}"))
         inst.check_alive()
@@ -142,6 +175,8 @@ def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> me
         figures["errors"] = (result.errors.total, "count")
         if result.requests:
             figures["latency_p99_ms"] = (result.latency.percentile(99), "ms")
+        figures.update(_load_side(ctx, inst, runs, db_s, out))
+        extra.update(load_side=out.load_side, driver_bound_reason=out.driver_bound)
         out.rss_peak_mb = mb(inst.sampler.snapshot().peak("rss_bytes", start_ns))
         figures["rss_peak_mb"] = (out.rss_peak_mb, "MB")
         if heap_mb is not None:
@@ -166,7 +201,8 @@ def _record_step(ctx: Context, step: memory_need.Step, figures: dict[str, tuple[
     cfg: MemneedsSettings = ctx.settings
     flags = ([] if ctx.lab.setup.usable else ["limits-not-enforced"]) + ([] if step.steady else ["not-steady"]) \
         + (["errors"] if step.errors else []) + (["failed"] if step.failed else []) \
-        + (["oom-killed"] if step.oom_kills else [])
+        + (["oom-killed"] if step.oom_kills else []) \
+        + (["load-side-bound"] if step.load_side else []) + (["driver-bound"] if step.driver_bound else [])
     why_not = memory_need.excluded_because(step, cfg.max_error_share)
     if why_not:
         flags.append("excluded")
@@ -190,13 +226,22 @@ def _record_judgement(ctx: Context, j: memory_need.Judgement) -> None:
     at = point(f">= {cfg.keep:.0%} of best", keep=cfg.keep)
     flags = ([] if ctx.lab.setup.usable else ["limits-not-enforced"]) + (["lower-bound"] if j.lower_bound else []) \
         + (["within-noise"] if j.within_noise else []) \
-        + ([] if j.needed.steady and j.best.steady else ["not-steady"])
+        + ([] if j.needed.steady and j.best.steady else ["not-steady"]) \
+        + (["load-side-bound"] if j.capped else [])
     extra = {"best_rps": j.best.rps, "best": j.best.name, "line_rps": j.line,
+             "load_side": [f"{s.name}: {s.capped}" for s in j.capped],
              "excluded": [f"{s.name}: {why}" for s, why in j.excluded],
              "near_line": [s.name for s in j.near_line], "noise_unknown": [s.name for s in j.noise_unknown]}
     ctx.record("memory_needed_mb", j.needed.limit_mb, "MB", at=at, flags=flags, extra=extra)
     if j.needed.heap_mb is not None:
         ctx.record("heap_needed_mb", j.needed.heap_mb, "MB", at=at, flags=flags, extra=extra)
+
+
+def _capped_note(j: memory_need.Judgement) -> str:
+    """The best or needed step whose throughput the load side capped: the line may be too low."""
+    roles = [f"{s.name} ({'the best' if s is j.best else 'needed'}: {s.capped})" for s in j.capped]
+    return (f"the load side capped the throughput at {', '.join(roles)}, so the {j.keep:.0%} line may be too low "
+            f"(the app might need more memory to reach its real best)")
 
 
 def _outcome_note(j: memory_need.Judgement, skipped: list[int]) -> str:
@@ -206,6 +251,8 @@ def _outcome_note(j: memory_need.Judgement, skipped: list[int]) -> str:
                      f"measurement could move it one setting up or down")
     if j.noise_unknown:
         parts.append(f"no confidence interval (fewer than 3 intervals): {', '.join(s.name for s in j.noise_unknown)}")
+    if j.capped:
+        parts.append(_capped_note(j))
     if skipped:
         parts.append(f"not tried below: {', '.join(map(str, skipped))} MB")
     return "; ".join(parts)
@@ -246,7 +293,8 @@ def tables(view: RunView) -> list[Table]:
                            note="container limit (JVM modes: heap + the plan's overhead), judged on clean steps "
                                 "only (excluded: the app failed, was OOM-killed or had errors); lower-bound: the "
                                 "smallest setting tried still kept it; within-noise: that setting or the next "
-                                "smaller one lies within its noise of the line")
+                                "smaller one lies within its noise of the line; load-side-bound: the load side "
+                                "capped the best or the needed step's throughput, so the line may be too low")
     if head:
         out.append(head)
     steps = [c for c in view.find("memneeds") if c.params.get("memory_mb") is not None]
@@ -261,7 +309,10 @@ def tables(view: RunView) -> list[Table]:
                   [label(m) for m in STEP_METRICS], rows,
                   note="CI +-%: the 95 % confidence interval of the step's throughput from its 1 s intervals; "
                        "near-line: within that noise of the line; excluded: not counted (failed, oom-killed or "
-                       "errors beyond the plan's max_error_share)")
+                       "errors beyond the plan's max_error_share); app CPU %: the app's CPU over the measurement, "
+                       "as a share of the plan's cpus; load-side-bound: the driver and the database (sharing a "
+                       "CPU) were nearly all busy while the app had CPU to spare, so the step's throughput is a "
+                       "lower bound")
         t.terminal = False
         out.append(t)
     return out
@@ -287,6 +338,8 @@ def remarks(view: RunView) -> list[str]:
         notes = [f"heap {fmt_value(heap.summary.median)} MB"] if heap else []
         notes += ["within noise of the line"] if "within-noise" in c.flags else []
         notes += ["not steady"] if "not-steady" in c.flags else []
+        notes += ["the load side capped the throughput at the best or the needed step, so the line may be too "
+                  "low"] if "load-side-bound" in c.flags else []
         parts.append(f"{c.target} {fmt_value(c.summary.median)} MB" + (" or less" if "lower-bound" in c.flags else "")
                      + (f" ({', '.join(notes)})" if notes else ""))
     keep = cells[0].params.get("keep", 0.9) if cells else 0.9
@@ -305,7 +358,9 @@ def describe(p: dict, plan: dict) -> str:
             f"{', '.join(map(str, p.get('limits_mb', [])))} MB; warm-up to steady state (at most "
             f"{p.get('warmup_max_s', '?')} s), then {p.get('measure_s', '?')} s closed loop in 1 s intervals. "
             f"Only steps served without OOM kill or errors (at most {p.get('max_error_share', 0.001):.1%} of "
-            f"requests) count.")
+            f"requests) count. Per step the app's CPU share: at few connections a fast app may not fill its "
+            f"CPU, understating its throughput and GC cost there; a step whose driver and database set the "
+            f"pace is flagged load-side-bound (still counted, as a lower bound).")
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
