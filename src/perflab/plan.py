@@ -154,12 +154,23 @@ def upgrade_legacy(raw: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
+def steady_feeds_startup(data: dict, scenarios: list[str]) -> bool:
+    """Whether steady's launches are also startup's warm launches where these scenarios run."""
+    steady = data.get("steady") or {}  # a run stored before the setting existed has none
+    return bool(steady.get("startup_figures")) and "steady" in scenarios and "startup" in scenarios
+
+
 def _check_warm_launches(data: dict, source: str) -> None:
-    """Start-up figures need a warm launch beside the cold one: startup's own, or steady's."""
-    fed = data["steady"]["startup_figures"] and "steady" in data["scenarios"]
-    if "startup" in data["scenarios"] and data["startup"]["runs"] < 2 and not fed:
-        raise LabError(f"{source}: startup.runs = {data['startup']['runs']} leaves no warm launch",
-                       fix="set startup.runs to 2 or more, or steady.startup_figures = true with steady in scenarios")
+    """Start-up figures need a warm launch beside the cold one: startup's own, or steady's, in every
+    scenario list of the plan (an app's extra modes may run startup without steady)."""
+    if data["startup"]["runs"] >= 2:
+        return
+    for where, scenarios in [("scenarios", data["scenarios"])] + [(f"mode_scenarios.{m}", s)
+                                                                   for m, s in data["mode_scenarios"].items()]:
+        if "startup" in scenarios and not steady_feeds_startup(data, scenarios):
+            raise LabError(f"{source}: startup.runs = {data['startup']['runs']} leaves no warm launch in {where}",
+                           fix="set startup.runs to 2 or more, or steady.startup_figures = true with steady "
+                               "beside startup")
 
 
 def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | None = None) -> Plan:

@@ -155,6 +155,15 @@ class Context:
         self.lab.record(self.app.name, self.mode, scenario or self.scenario.name, metric, value, unit, point=at,
                         repeat=repeat, flags=flags, extra=extra)
 
+    def load_side(self, driver_cpu_s: float, db_cpu_s: float | None, seconds: float,
+                  app_cpu_share: float | None) -> tuple[bool, str]:
+        """Whether the driver and the database (on this lab's CPUs), not the app (under the plan's CPU
+        limit), set the pace of a measurement: perflab.drivers.base.assess_load_side."""
+        from perflab.drivers.base import assess_load_side
+
+        return assess_load_side(driver_cpu_s, db_cpu_s, seconds, self.lab.driver_cpus(), list(self.lab.topology.db),
+                                app_cpu_share, float(self.plan["limits"]["cpus"]))
+
     def add_file(self, kind: str, name: str, content: str | bytes):
         return self.lab.store.add_file(self.lab.run_id, self.app.name, self.mode, self.scenario.name, kind, name,
                                        content)

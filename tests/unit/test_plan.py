@@ -75,6 +75,9 @@ def test_startup_needs_a_warm_run_and_fine_polling():
     with pytest.raises(LabError, match="startup.runs"):  # steady would feed it, but does not run
         plan.validate({"name": "x", "scenarios": ["startup"], "startup": {"runs": 1},
                        "steady": {"startup_figures": True}})
+    with pytest.raises(LabError, match="mode_scenarios.reactive"):  # an extra mode running startup alone
+        plan.validate({"name": "x", "scenarios": ["startup", "steady"], "startup": {"runs": 1},
+                       "steady": {"startup_figures": True}, "mode_scenarios": {"reactive": ["startup"]}})
     with pytest.raises(LabError, match="poll_ms"):
         plan.validate({"name": "x", "startup": {"poll_ms": 50}})
 

@@ -33,7 +33,6 @@ from pydantic import field_validator
 
 from perflab import jvmflags, jvmstat, memory_need
 from perflab.drivers import wrk
-from perflab.drivers.base import assess_load_side
 from perflab.errors import AppFailed
 from perflab.instance import Instance, mb
 from perflab.report.facts import ChartInputs
@@ -113,13 +112,11 @@ def _load_side(ctx: Context, inst: Instance, runs: wrk.IntervalRuns, db_s: float
     the app set the step's throughput (on `step`)."""
     result = runs.merged
     start_ns, end_ns = runs.measured[0].start_ns, runs.measured[-1].end_ns
-    series = inst.sampler.snapshot()
-    share = series.cpu_share("cgroup_cpu_s", start_ns, end_ns) or series.cpu_share("cpu_s", start_ns, end_ns)
+    share = intervals.app_cpu_share(inst, start_ns, end_ns)
     cpus = float(ctx.plan["limits"]["cpus"])  # a memory step changes the memory limit only
     # the wall span, not wrk's own durations: the CPU readings also cover each interval's start-up
     seconds = (end_ns - start_ns) / 1e9
-    _, step.load_side = assess_load_side(sum(t.result.driver_cpu_s for t in runs.measured), db_s, seconds,
-                                         ctx.lab.driver_cpus(), list(ctx.lab.topology.db), share, cpus)
+    _, step.load_side = ctx.load_side(sum(t.result.driver_cpu_s for t in runs.measured), db_s, seconds, share)
     step.driver_bound = next((t.result.driver_bound_reason or "the driver was saturated"
                               for t in runs.measured if t.result.driver_bound), "")
     figures = {"app_cpu_pct": (None if share is None or not cpus else 100 * share / cpus, "%")}

@@ -16,6 +16,7 @@ import time
 from perflab import api_checks, probes
 from perflab.errors import AppFailed
 from perflab.instance import mb
+from perflab.plan import steady_feeds_startup
 from perflab.report.facts import ChartInputs
 from perflab.report.tables import Table, by_target_table
 from perflab.results import RunView
@@ -137,7 +138,7 @@ def legacy_params(label: str) -> dict:
 def describe(p: dict, plan: dict) -> str:
     rest = p.get("rest_s", 0)
     steady = plan.get("steady") or {}
-    fed = steady.get("startup_figures") and "steady" in plan.get("scenarios", [])
+    fed = steady_feeds_startup(plan, plan.get("scenarios", []))
     runs = (f"{p.get('runs', '?')} fresh launch{'' if p.get('runs') == 1 else 'es'} (the first kept apart as the cold "
             f"one) and steady's {steady.get('launches', '?')} fresh launches as warm ones" if fed
             else f"{p.get('runs', '?')} fresh launches")

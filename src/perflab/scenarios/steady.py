@@ -37,9 +37,10 @@ from pydantic import field_validator
 
 from perflab import dbstats, jvmstat, probes, stats
 from perflab.drivers import oha, wrk
-from perflab.drivers.base import LoadResult, assess_load_side
+from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
+from perflab.plan import steady_feeds_startup
 from perflab.report import timeline_charts
 from perflab.scenario import Context, Estimate, Phase, Point, Scenario, point
 from perflab.scenarios import intervals, startup
@@ -287,10 +288,9 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
         flags.append("driver-bound")
     cpu = [i.cpu_share for i in measured if i.cpu_share is not None]
     db = [i.db_cpu_s for i in measured if i.db_cpu_s is not None]
-    load_side, load_why = assess_load_side(
+    load_side, load_why = ctx.load_side(
         sum(i.result.driver_cpu_s for i in measured), sum(db) if db and len(db) == len(measured) else None,
-        seconds, ctx.lab.driver_cpus(), list(ctx.lab.topology.db), stats.mean(cpu) if cpu else None,
-        float(ctx.plan["limits"]["cpus"]))
+        seconds, stats.mean(cpu) if cpu else None)
     if load_side:
         flags.append("load-side-bound")
     extra = {"launch": launch, "intervals": len(measured), "warmup_intervals": len(run.warmup),
@@ -402,7 +402,9 @@ def _one_launch(ctx: Context, launch: int) -> None:
 
 
 def _feeds_startup(ctx: Context) -> bool:
-    return ctx.settings.startup_figures and "startup" in ctx.plan["scenarios"]
+    """Whether this app/mode runs startup beside steady, with steady's launches as its warm ones."""
+    first_mode = ctx.mode == next(iter(ctx.app.modes))
+    return steady_feeds_startup(ctx.plan.data, ctx.plan.scenarios_for(ctx.mode, first_mode))
 
 
 def _startup_figures(ctx: Context, inst: Instance, launch: int) -> None:
