@@ -4,7 +4,10 @@ second Ctrl-C from interrupting that cleanup half-way, and never lose the first 
 Two places could swallow the first Ctrl-C. Python runs its fork hooks in the parent after a
 ``subprocess`` fork with ``preexec_fn`` (the lab forks a driver every second), and a
 KeyboardInterrupt raised inside a hook is printed as "Exception ignored" and dropped: popen()
-holds the signals during the fork, so they arrive a moment later in ordinary code. And a
+holds the signals during the fork, so they arrive a moment later in ordinary code. That holds only
+if the kernel gives the signal to the main thread: a signal it gives to another thread (the lab's
+samplers) still runs the Python handler in the main thread, inside the hook. So the lab's own
+threads keep the signals off (keep_off_this_thread()). And a
 shielded cleanup in the middle of a run would ignore it: the shield remembers it and raises it
 when the cleanup is done, unless the run is already stopping."""
 
@@ -58,6 +61,12 @@ class shielded:
         if _held is not None and exc_type is None and self._saved[signal.SIGINT] is _interrupt:
             name, _held = _held, None
             _interrupt(signal.Signals[name], None)
+
+
+def keep_off_this_thread() -> None:
+    """Block the lab's signals in the calling thread (one the lab started, never the main one), so
+    the kernel delivers them to the main thread, where popen() can hold them during a fork."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
 
 
 def popen(argv, preexec_fn: Callable[[], None] | None = None, **kwargs) -> subprocess.Popen:

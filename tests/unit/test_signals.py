@@ -49,6 +49,36 @@ def test_signals_popen_raises_a_signal_that_arrives_during_the_fork():
     assert _fork_with_signal_in_hook("signals.popen") == "raised"
 
 
+def _fork_beside_a_thread(keep_off: bool) -> str:
+    # while the main thread holds the signals for the fork, the kernel gives a process-directed
+    # SIGINT to any other thread that does not block it; Python then runs the handler in the main
+    # thread at its next bytecode, here inside the fork hook (which spins in bytecode for 50 ms)
+    return _run(f"""
+import threading
+started = threading.Event()
+def idle():
+    if {keep_off}:
+        signals.keep_off_this_thread()
+    started.set()
+    time.sleep(5)
+threading.Thread(target=idle, daemon=True).start()
+started.wait()
+os.register_at_fork(after_in_parent=lambda: (os.kill(os.getpid(), signal.SIGINT),
+                                             [time.sleep(0.001) for _ in range(50)]))
+try:
+    signals.popen(["true"], preexec_fn=lambda: None).wait()
+    time.sleep(0.2)
+    print("lost")
+except KeyboardInterrupt:
+    print("raised")
+""")
+
+
+def test_a_signal_taken_by_another_thread_during_the_fork_is_lost_unless_that_thread_keeps_it_off():
+    assert _fork_beside_a_thread(keep_off=False) == "lost"  # the premise: the sampler thread took it
+    assert _fork_beside_a_thread(keep_off=True) == "raised"
+
+
 def test_the_child_starts_with_no_signal_blocked():
     out = _run("""
         p = signals.popen(["sh", "-c", "grep SigBlk /proc/self/status"], preexec_fn=lambda: None,

@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from perflab import signals
+
 from .proc import ProcessTree, TreeReading
 
 if TYPE_CHECKING:  # only for hints: probes work without cgroups
@@ -171,6 +173,7 @@ class ResourceSampler:
             return sample
 
     def _run(self) -> None:
+        signals.keep_off_this_thread()  # a Ctrl-C must reach the main thread (see perflab.signals)
         cpu_start = time.thread_time()
         next_t = time.monotonic()
         try:
