@@ -16,6 +16,7 @@ import pytest
 from perflab import apps
 from perflab.errors import LabError
 from perflab.kube import base, images, oci
+from tests.unit.test_drivers_oha import oha_binary  # noqa: F401 - the fixture: oha built once, else a skip
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -164,3 +165,34 @@ def test_the_images_import_into_containerd_and_start(workdir, containerd):
                                                          "DB_USER": "x", "DB_PASSWORD": "x"}):
             body = containerd.wait_http(f"http://127.0.0.1:{port}/hello", timeout_s=90)
         assert answer in body
+
+
+# -- the load driver's image -------------------------------------------------------------------
+
+def test_the_driver_image_is_oha_and_the_libraries_it_links_named_by_its_version(workdir, oha_binary):
+    from perflab.drivers.install import OHA_VERSION
+    from perflab.kube import driver_image
+
+    said = []
+    built = driver_image.build("tarball", "", log=said.append)
+    img = oci.inspect(built.tarball)
+    files = img.files()
+    assert built.image == f"perflab-driver-oha:{OHA_VERSION}" and built.tarball == images.tarball_path(built.image)
+    assert len(img.layers) == 1 and img.entrypoint == ["/app/oha"]
+    assert _executable(files["/app/oha"]) and files["/app/oha"].size == oha_binary.stat().st_size
+    assert set(e.path for e in base.shared_libraries([oha_binary])) <= set(files)
+    assert driver_image.build("tarball", "", log=said.append).tarball == built.tarball
+    assert "written before" in said[-1]  # one version, one image: not made again
+
+
+def test_the_driver_image_follows_placement_images_as_the_apps_do(workdir):
+    from perflab.kube import driver_image, prepare
+    from perflab.kube.placement import PlacementSettings
+
+    wanted = prepare.Images()
+    prepare.driver(wanted, PlacementSettings(kind="kubernetes", registry="reg.example:5000"), say=lambda line: None)
+    assert wanted.refs[driver_image.LABEL].startswith("reg.example:5000/perflab-driver-oha:") and not wanted.tarballs
+    with pytest.raises(LabError) as err:
+        driver_image.build("push", "reg.example:5000")
+    assert "crane push" in err.value.fix and driver_image.reference("reg.example:5000") in err.value.fix
+

@@ -107,18 +107,26 @@ def build(app, mode: str, *, images: str, registry: str, base_image: str = "", j
     if made.kind == "jib":
         _jib(built_app, image, made.jdk, out, push=push, base_image=base_image, log=log)
     elif push:
-        raise LabError(f"{app.name}/{mode}: the lab pushes only Jib's images (Spring apps) to a registry",
-                       fix=f"write it as a tarball (placement.images = \"tarball\") and push that: "
-                           f"crane push FILE {image}, or skopeo copy docker-archive:FILE docker://{image}")
+        raise not_pushed(f"{app.name}/{mode}", image)
     elif made.kind == "java-jar":
         _java_jar(built_app, image, made.jdk, out)
     else:
-        _native(built_app, image, out)
+        native_image(built_app.artifact_path, image, out, app.name, ports=[manifests.CONTAINER_PORT])
     if push:
         log(f"{app.name}/{mode}: pushed {image}")
         return Built(image, None)
+    return written(out, image, f"{app.name}/{mode}", log)
+
+
+def not_pushed(what: str, image: str) -> LabError:
+    return LabError(f"{what}: the lab pushes only Jib's images (Spring apps) to a registry",
+                    fix=f"write it as a tarball (placement.images = \"tarball\") and push that: "
+                        f"crane push FILE {image}, or skopeo copy docker-archive:FILE docker://{image}")
+
+
+def written(out: Path, image: str, what: str, log: Log) -> Built:
     oci.inspect(out)  # what a runtime checks on import: digests, sizes, diff_ids
-    log(f"{app.name}/{mode}: image {image} written to {out} ({out.stat().st_size / 1e6:.0f} MB)")
+    log(f"{what}: image {image} written to {out} ({out.stat().st_size / 1e6:.0f} MB)")
     return Built(image, out)
 
 
@@ -169,11 +177,10 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/")
 
 
-def _native(app, image: str, out: Path) -> None:
-    binary = app.artifact_path
+def native_image(binary: Path, image: str, out: Path, what: str, ports: list[int] | None = None) -> None:
+    """A native executable's image: one layer with it at /app/<name> and the C libraries it links."""
     at = f"{APP_DIR}/{binary.name}"
     with tempfile.TemporaryDirectory(dir=base.images_dir()) as work:
         layer = base.native_layer(binary, at, Path(work))
-        oci.write_image(out, image, [layer], oci.ImageConfig(entrypoint=[at], working_dir=APP_DIR,
-                                                             ports=[manifests.CONTAINER_PORT]),
-                        history=[f"perflab: {app.name} binary and the C libraries it links"])
+        oci.write_image(out, image, [layer], oci.ImageConfig(entrypoint=[at], working_dir=APP_DIR, ports=ports or []),
+                        history=[f"perflab: {what} binary and the C libraries it links"])

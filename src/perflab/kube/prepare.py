@@ -11,7 +11,7 @@ from typing import Callable
 
 from perflab.apps.launching import heap_opts
 from perflab.errors import LabError
-from perflab.kube import images as kube_images, manifests, oci
+from perflab.kube import driver_image, images as kube_images, manifests, oci
 from perflab.kube.objects import Objects
 from perflab.plan import Plan
 
@@ -40,20 +40,35 @@ def images(plan: Plan, targets: list, say: Say) -> Images:
         if target.unavailable:
             continue
         try:
-            if placement.images == "prebuilt":
-                out.refs[target.label] = kube_images.reference(target.app, target.mode, placement.registry, jdk)
-                continue
-            built = kube_images.build(target.app, target.mode, images=placement.images, registry=placement.registry,
-                                      base_image=placement.base_image, jdk_override=jdk, log=say)
+            _provide(out, target.label, placement.images,  # both called at once, in this iteration
+                     lambda: kube_images.reference(target.app, target.mode, placement.registry, jdk),
+                     lambda: kube_images.build(target.app, target.mode, images=placement.images,
+                                               registry=placement.registry, base_image=placement.base_image,
+                                               jdk_override=jdk, log=say))
         except kube_images.NoImage as exc:
             target.unavailable = f"unavailable: on kubernetes: {exc.message}"
-            continue
-        out.refs[target.label] = built.image
-        if built.tarball is not None:
-            out.tarballs[target.label] = built.tarball
     if placement.images == "prebuilt" and out.refs:
         say("images the nodes must have (placement.images = \"prebuilt\"): " + ", ".join(sorted(out.refs.values())))
     return out
+
+
+def driver(out: Images, placement, say: Say) -> None:
+    """The load driver's image, provided as the apps' are (placement.images)."""
+    _provide(out, driver_image.LABEL, placement.images, lambda: driver_image.reference(placement.registry),
+             lambda: driver_image.build(placement.images, placement.registry, log=say))
+    if placement.images == "prebuilt":
+        say(f"the load driver's image the nodes must have: {out.refs[driver_image.LABEL]}")
+
+
+def _provide(out: Images, label: str, how: str, reference: Callable[[], str],
+             build: Callable[[], kube_images.Built]) -> None:
+    if how == "prebuilt":
+        out.refs[label] = reference()
+        return
+    built = build()
+    out.refs[label] = built.image
+    if built.tarball is not None:
+        out.tarballs[label] = built.tarball
 
 
 def missing_on_nodes(nodes: list, wanted: Images) -> list[str]:
