@@ -31,7 +31,7 @@ def store(tmp_path):
 
 
 def _run(store: Store, launches: dict[str, list[tuple[float, str, int]]], *, outcomes: bool = True,
-         flags: dict[tuple[str, int], list[str]] | None = None) -> results.RunView:
+         flags: dict[tuple[str, int], list[str]] | None = None, precision_pct: float = 2.0) -> results.RunView:
     """launches: app/mode -> per launch (req/s, the launch's reason, in-launch intervals), stored the
     way the steady scenario stores them."""
     run = store.begin_run({**PLAN, "scenarios": ["steady"]}, ENV)
@@ -42,7 +42,7 @@ def _run(store: Store, launches: dict[str, list[tuple[float, str, int]]], *, out
             marks = (flags or {}).get((target, k), []) + ([] if settled else ["not-steady"])
             at = dict(point=POINT, params=PARAMS, repeat=k, flags=marks)
             for metric, value in (("rps", rps), ("latency_p99_ms", 10.0 + k), ("measured_s", intervals),
-                                  ("measured_intervals", intervals), ("precision_pct", 2.0)):
+                                  ("measured_intervals", intervals), ("precision_pct", precision_pct)):
                 store.add_figure(run, app, mode, "steady", metric, value, "", **at)
             if settled:
                 store.add_figure(run, app, mode, "steady", "time_to_steady_ms", 20_000.0 + k, "ms", **at)
@@ -80,7 +80,18 @@ def test_a_spread_between_steady_launches_is_a_miss_that_says_so(store):
                 flags={("thorntail/jvm", 2): ["errors"]})
     rps = _line(_block(steady.stability(view), "thorntail/jvm"), "req/s")
     assert "CV 8.8% over 2 launches, steady in 2 of 2: MISS: spread between launches (CV above 5%) with steady " \
-           "state reached in every launch; also errors" in rps
+           "state reached in every launch; the launches differ by 12.5 %, beyond their own measurement's precision " \
+           "(+-2.0 %): they settled at different throughputs; also errors" in rps
+
+
+def test_a_spread_within_the_launches_own_precision_is_told_apart_from_launches_that_settled_apart(store):
+    launches = {"quarkus/jvm": [(11_000.0, _at(50), 30), (12_000.0, _at(48), 30)]}  # 8.7 % apart
+    noisy = _line(_block(steady.stability(_run(store, launches, precision_pct=6.0)), "quarkus/jvm"), "req/s")
+    assert "MISS" in noisy
+    assert "the launches differ by 8.7 %, within their own measurement's precision (+-6.0 %" in noisy
+    precise = _line(_block(steady.stability(_run(store, launches, precision_pct=1.5)), "quarkus/jvm"), "req/s")
+    assert "the launches differ by 8.7 %, beyond their own measurement's precision (+-1.5 %): they settled at " \
+           "different throughputs" in precise
 
 
 def test_a_steady_and_stable_jvm_app_is_ok_and_the_go_reference_is_a_reference_not_a_miss(store):

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import field_validator
 
@@ -258,7 +258,25 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
                             f"{len(run.measured)} intervals" + (f", +-{got.relative:.1%}" if got else ""))
     if len(run.measured) > after_window:
         run.evidence = _evidence(before, _evidence_now(ctx, jvm_pid), run.measured[after_window:])
+    _check_measurement(run, rule)
     return run
+
+
+def _check_measurement(run: PointRun, rule: Rule) -> None:
+    """The rule must hold over the whole measurement, not only over the window that started it: a
+    JVM on one CPU can hold a plateau for a window and then climb again when a late compilation
+    lands, and the mean of such a measurement describes neither level. Such a launch is not
+    steady, and says so (its time to steady state is dropped: the rule's verdict was premature).
+    Over a measurement longer than the window a significant trend may move the level by as much as
+    the precision asked of its mean (a drift within it does not change what the mean says)."""
+    if run.steady_at_s is None or len(run.measured) <= rule.window:
+        return
+    whole = replace(rule, window=len(run.measured), max_trend=max(rule.max_trend, rule.precision))
+    held = judge([i.result.rps for i in run.measured], whole)
+    if not held.steady:
+        run.why = (f"{NOT_STEADY} over its measurement: the rule held {run.steady_at_s:.0f} s after launch, "
+                   f"but over the {len(run.measured)} measured intervals: {held.why}")
+        run.steady_at_s = None
 
 
 def _timeline_rows(launch: int, label: str, run: PointRun) -> list[list]:

@@ -148,10 +148,11 @@ def stability(view: RunView) -> list[str]:
                          for x in states)
         lines.append(f"  {c.target} {c.point}: {_launches(c.summary.n)}"
                      + (f" x {count_range(intervals)} in-launch intervals" if intervals else "") + f" ({each})")
+        precise = _cell(view, c.target, c.point, "precision_pct")
         for metric in HEADLINE:
             cell = _cell(view, c.target, c.point, metric)
             if cell is not None:
-                lines.append(f"    {_figure_line(cell, states, jvm[c.target])}")
+                lines.append(f"    {_figure_line(cell, states, jvm[c.target], precise)}")
     by_target = headline_cells(view)
     for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
         if a in by_target and b in by_target and by_target[b].summary.median > 0:
@@ -163,7 +164,7 @@ def stability(view: RunView) -> list[str]:
     return lines
 
 
-def _figure_line(cell: Cell, states: list[LaunchState], jvm: bool) -> str:
+def _figure_line(cell: Cell, states: list[LaunchState], jvm: bool, precision: Cell | None = None) -> str:
     """One figure's stability: CV, launches, steady in how many, and the verdict with its causes."""
     s = cell.summary
     unsteady = [x for x in states if not x.steady]
@@ -181,12 +182,29 @@ def _figure_line(cell: Cell, states: list[LaunchState], jvm: bool) -> str:
         causes.append("one launch: no launch-to-launch spread")
     elif s.cv > STABLE_CV:
         causes.append(f"spread between launches (CV above {STABLE_CV:.0%})"
-                      + ("" if unsteady else " with steady state reached in every launch"))
+                      + ("" if unsteady else " with steady state reached in every launch")
+                      + _against_precision(cell, precision))
     if not jvm:
         verdict = "reference, not a JVM app (the target is for JVM apps)" + (f": {'; '.join(causes)}" if causes else "")
     else:
         verdict = f"MISS: {'; '.join(causes)}" if causes else "ok"
     return f"{head}: {verdict}" + "".join(f"; also {n}" for n in notes)
+
+
+def _against_precision(cell: Cell, precision: Cell | None) -> str:
+    """Whether the launches differ by more than each launch's own value is known to: two launches
+    whose 95 % intervals overlap may differ only by their measurement, not by how they settled."""
+    if precision is None or not precision.values or cell.summary.median <= 0:
+        return ""
+    s, widest = cell.summary, max(precision.values)
+    spread = 100 * (s.max - s.min) / s.median
+    span = f"+-{min(precision.values):.1f}-{widest:.1f} %" if min(precision.values) != widest else f"+-{widest:.1f} %"
+    if spread <= 2 * widest:
+        return (f"; the launches differ by {spread:.1f} %, within their own measurement's precision ({span}, 95 % CI "
+                f"of each launch's mean): a longer measurement per launch would tell launch-to-launch spread "
+                f"from measurement noise")
+    return (f"; the launches differ by {spread:.1f} %, beyond their own measurement's precision ({span}): they "
+            f"settled at different throughputs")
 
 
 def _launches(n: int) -> str:

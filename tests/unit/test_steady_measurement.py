@@ -1,0 +1,64 @@
+"""The steady-state rule must hold over a launch's whole measurement, not only over the window that
+started it: a plateau followed by a late climb (a JVM's late compilation on one CPU) is not steady."""
+
+from __future__ import annotations
+
+import random
+
+from perflab.drivers import base
+from perflab.scenarios import steady
+from perflab.steadystate import Rule
+
+
+def _interval(rps: float, t_s: float) -> steady.Interval:
+    result = base.LoadResult(driver="wrk", driver_version="4", mode="closed", url="http://x/", connections=4,
+                             threads=1, duration_s=1.0, warmup_s=0, requests=int(rps), rps=rps,
+                             latency=base.LatencyStats(mean_ms=1.0, stdev_ms=0.0, max_ms=1.0, min_ms=1.0,
+                                                       percentiles_ms={}),
+                             errors=base.ErrorCounts())
+    return steady.Interval("measure", t_s, result, 0.97, 0.1)
+
+
+def _measured(values: list[float], steady_at_s: float | None = 48.0) -> steady.PointRun:
+    run = steady.PointRun(steady_at_s=steady_at_s, why="spread 4.0%, trend +0.5% (p=0.60)")
+    run.measured = [_interval(v, 49.0 + i) for i, v in enumerate(values)]
+    return run
+
+
+def _jitter(level: float, n: int, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    return [level * (1 + rng.gauss(0, 0.03)) for _ in range(n)]
+
+
+def test_a_plateau_that_climbs_again_during_the_measurement_is_not_steady():
+    run = _measured(_jitter(11_500, 15, 1) + _jitter(14_500, 15, 2))  # +26 % half-way through
+    steady._check_measurement(run, Rule())
+    assert run.steady_at_s is None
+    assert run.why.startswith(steady.NOT_STEADY)
+    assert "the rule held 48 s after launch, but over the 30 measured intervals: still rising" in run.why
+    assert steady.launch_reason(run) == run.why
+
+
+def test_a_measurement_that_stays_level_keeps_its_steady_state():
+    run = _measured(_jitter(11_500, 30, 3))
+    before = run.why
+    steady._check_measurement(run, Rule(precision=0.05))
+    assert run.steady_at_s == 48.0 and run.why == before
+    assert steady.launch_reason(run).startswith("steady 48 s after launch")
+
+
+def test_a_launch_that_never_settled_keeps_its_own_reason():
+    run = _measured(_jitter(11_500, 15, 1) + _jitter(14_500, 15, 2), steady_at_s=None)
+    run.why = "not steady after 120 s of warm-up: JIT still compiling: 350 ms/s"
+    steady._check_measurement(run, Rule())
+    assert run.why == "not steady after 120 s of warm-up: JIT still compiling: 350 ms/s"
+
+
+def test_a_drift_may_move_the_level_by_the_precision_asked_of_the_mean_and_no_more():
+    drifting = [11_500 * (1 + 0.04 * i / 29) * (1 + 0.003 * (-1) ** i) for i in range(30)]  # +4 %, significant
+    loose = _measured(drifting)
+    steady._check_measurement(loose, Rule(precision=0.05))
+    assert loose.steady_at_s == 48.0
+    strict = _measured(drifting)
+    steady._check_measurement(strict, Rule(precision=0.02))
+    assert strict.steady_at_s is None and "30 measured intervals: still rising" in strict.why
