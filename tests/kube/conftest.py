@@ -69,6 +69,15 @@ state = "{root / 'state'}"
             proc.wait(timeout=60)
             self.ctr("containers", "rm", name, check=False)
 
+    def output(self, image: str, command: list[str], timeout_s: float = 120) -> str:
+        """`command` run to its end in the image on the host's network; its stdout and stderr
+        together, as a pod's log holds them."""
+        done = subprocess.run(["ctr", "--address", str(self.socket), "-n", "k8s.io", "run", "--rm", "--net-host",
+                               image, f"t{time.monotonic_ns()}", *command], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=timeout_s)
+        assert done.returncode == 0, done.stdout
+        return done.stdout
+
     @staticmethod
     def wait_http(url: str, timeout_s: float) -> str:
         deadline = time.monotonic() + timeout_s

@@ -196,3 +196,20 @@ def test_the_driver_image_follows_placement_images_as_the_apps_do(workdir):
         driver_image.build("push", "reg.example:5000")
     assert "crane push" in err.value.fix and driver_image.reference("reg.example:5000") in err.value.fix
 
+
+@pytest.mark.slow
+def test_the_driver_image_runs_its_oha_in_containerd_and_reports_as_a_job_would(workdir, containerd):
+    """The image's oha, started by a node's runtime with a Job's arguments, loads a server and
+    prints the report the lab reads from the pod's log."""
+    from perflab.kube import driver_image, loadjob
+    from tests.support.standin_server import StandinServer
+
+    built = driver_image.build("tarball", "", log=lambda line: None)
+    containerd.ctr("images", "import", str(built.tarball))
+    spec = loadjob.Load("/hello", 2, 1.0)
+    with StandinServer() as server:
+        # ctr's command replaces the image's whole command line: give it the entrypoint the image declares
+        command = [*oci.inspect(built.tarball).entrypoint, *loadjob.args(server.url + spec.path, spec)]
+        log = containerd.output(oci.full_name(built.image), command)
+    result = loadjob.result(log, server.url + spec.path, spec)
+    assert result.requests > 0 and result.errors.total == 0

@@ -23,6 +23,7 @@ DB_NAME = "perflab"
 DB_USER = "perflab"
 POSTGRES = "postgres"
 LIVE_PATH = "/health/live"
+DRIVER = "driver"  # the driver Job's container (its log is the driver's report)
 
 Manifest = dict[str, Any]
 
@@ -123,6 +124,11 @@ def app_service(name: str, run_id: str, port: int = 80) -> Manifest:
                      "ports": [{"name": "http", "port": port, "targetPort": CONTAINER_PORT}]}}
 
 
+def service_url(name: str, namespace: str, path: str, port: int = 80) -> str:
+    """An app's Service as a pod in the cluster reaches it (its DNS name)."""
+    return f"http://{name}.{namespace}.svc{'' if port == 80 else f':{port}'}{path}"
+
+
 def db_secret(run_id: str, password: str) -> Manifest:
     return {"apiVersion": "v1", "kind": "Secret", "metadata": _metadata(POSTGRES, run_id),
             "type": "Opaque", "stringData": {"password": password}}
@@ -157,16 +163,20 @@ def postgres(run_id: str, image: str, memory_mb: int = 512) -> list[Manifest]:
     return [statefulset, service]
 
 
-def driver_job(name: str, run_id: str, *, image: str, args: list[str], away_from: str) -> Manifest:
+def driver_job(name: str, run_id: str, *, image: str, args: list[str], away_from: str,
+               pull_policy: str = "IfNotPresent", deadline_s: int | None = None) -> Manifest:
     """The load driver as a Job that may not share a node with the app's pods (`away_from`: the
-    app's workload name), so the load comes from another machine as in RT-2019."""
+    app's workload name), so the load comes from another machine as in RT-2019. One try (a failed
+    driver is a failed point, never a second run); `deadline_s`: the cluster ends it after that."""
     anti = {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {WORKLOAD: away_from}}, "topologyKey": "kubernetes.io/hostname"}]}
+    bounded = {"activeDeadlineSeconds": deadline_s} if deadline_s else {}
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _metadata(name, run_id, **{WORKLOAD: name}),
-            "spec": {"backoffLimit": 0, "template": {
+            "spec": {"backoffLimit": 0, **bounded, "template": {
                 "metadata": {"labels": run_labels(run_id, **{WORKLOAD: name})},
-                "spec": {"restartPolicy": "Never", "affinity": {"podAntiAffinity": anti},
-                         "containers": [{"name": "driver", "image": image, "args": args}]}}}}
+                "spec": {"restartPolicy": "Never", "affinity": {"podAntiAffinity": anti}, "enableServiceLinks": False,
+                         "containers": [{"name": DRIVER, "image": image, "imagePullPolicy": pull_policy,
+                                         "args": args}]}}}}
 
 
 def knative_service(name: str, run_id: str, container: dict[str, Any]) -> Manifest:
@@ -195,7 +205,7 @@ LAB_RULES = [
     {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get", "list", "create", "delete"]},
     {"apiGroups": [""], "resources": ["pods", "services", "secrets", "serviceaccounts", "resourcequotas"],
      "verbs": ["get", "list", "watch", "create", "delete", "deletecollection"]},
-    {"apiGroups": [""], "resources": ["services/proxy"], "verbs": ["get"]},
+    {"apiGroups": [""], "resources": ["services/proxy", "pods/log"], "verbs": ["get"]},
     {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list"]},
     {"apiGroups": ["apps"], "resources": ["deployments", "statefulsets"],
      "verbs": ["get", "list", "watch", "create", "patch", "delete"]},

@@ -55,6 +55,8 @@ class Figures:
     scenario: str
     figures: list[dict[str, Any]] = field(default_factory=list)
     outcomes: list[tuple[str, str, str]] = field(default_factory=list)  # (part, status, reason)
+    files: list[tuple[str, str, str]] = field(default_factory=list)  # (kind, name, content), e.g. a driver's report
+    result: Any = None  # handed to later scenarios of the app/mode, as on one machine (sweep's maxima)
 
     def add(self, metric: str, value: float, unit: str, *, at: Point = Point(), repeat: int = 0,
             flags: list[str] | None = None, extra: dict | None = None) -> None:

@@ -74,9 +74,12 @@ class Objects:
         return self.resource(api_version, kind).patch(body=body, name=name, namespace=namespace,
                                                       content_type="application/merge-patch+json")
 
-    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None) -> None:
+    def delete(self, api_version: str, kind: str, name: str, namespace: str | None = None,
+               propagation: str | None = None) -> None:
+        """Delete one object (gone already is fine). `propagation`: e.g. "Background" for a Job,
+        whose pods the API server would otherwise leave behind (its default for Jobs is to orphan them)."""
         try:
-            self.resource(api_version, kind).delete(name=name, namespace=namespace,
+            self.resource(api_version, kind).delete(name=name, namespace=namespace, propagation_policy=propagation,
                                                     _request_timeout=REQUEST_TIMEOUT_S)
         except ApiException as exc:
             if exc.status not in (404, 409):  # gone, or already being deleted

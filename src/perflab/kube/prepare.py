@@ -11,7 +11,8 @@ from typing import Callable
 
 from perflab.apps.launching import heap_opts
 from perflab.errors import LabError
-from perflab.kube import driver_image, images as kube_images, manifests, oci
+from perflab.kube import driver_image, images as kube_images, load, loadjob, manifests, oci
+from perflab.kube.measure import Workload
 from perflab.kube.objects import Objects
 from perflab.plan import Plan
 
@@ -122,6 +123,11 @@ def rendered(plan: Plan, targets: list, wanted: Images, measured: Callable,
         if "density" in scenarios:
             bodies += [manifests.resource_quota(run_id, plan.settings("density").budget_mb),
                        manifests.app_pod(f"{name}-0", run_id, container, name)]
+        for scenario in set(scenarios) & set(load.SCENARIOS):
+            w = Workload(target.app.name, target.mode, DRY_RUN_NAMESPACE, run_id, container, target.app.ready_path,
+                         target.app.first_response_path, False, placement.timeout_s)
+            driver = loadjob.Driver(wanted.refs[driver_image.LABEL], wanted.pull_policy)
+            bodies.append(loadjob.job(loadjob.job_name(w), w, load.first_load(scenario, plan.settings(scenario)), driver))
     return bodies
 
 

@@ -19,23 +19,21 @@ from kubernetes.client.exceptions import ApiException
 
 from perflab import environment, signals
 from perflab.errors import LabError
-from perflab.kube import cluster as kube_cluster, manifests, measure, prepare
+from perflab.kube import cluster as kube_cluster, driver_image, load, manifests, measure, prepare
+from perflab.kube.loadjob import Driver
 from perflab.kube.objects import Objects, api_message
 from perflab.plan import Plan
 from perflab.postgres import Connection
 from perflab.store import Store
 
 # what runs on the cluster today; other planned scenarios are recorded as unavailable there
-ON_KUBERNETES = ("startup", "scaleup", "density")
+ON_KUBERNETES = ("startup", "scaleup", "density", *load.SCENARIOS)
 # why the other scenarios do not run on a cluster, in words that are true there
 NO_KNATIVE = ("on kubernetes: no Knative: the cluster does not serve serving.knative.dev/v1 Service; "
               "serverless cold start is measured through Knative Serving")
 KNATIVE_UNREACHABLE = ("on kubernetes: Knative Serving is installed, but a cold start through it starts with a "
                        "request to its ingress carrying the Knative Service's host name, and the lab reaches "
                        "the cluster only through the API server's service proxy, which cannot; not measured")
-NEEDS_DRIVER = ("on kubernetes: not measured: the load would come from a driver Job kept off the app's node, "
-                "but no scenario runs that Job yet (oha in an image, its report read back from the pod's log); "
-                "run {scenario} with placement = local")
 NOT_ON_CLUSTER = "on kubernetes: {scenario} runs only with placement = local"
 Say = Callable[[str], None]
 SIMULATED_REDUCTION = ("nodes simulated by kwok: pods run no containers, so these figures time the "
@@ -100,6 +98,12 @@ def _prepare(objs: Objects, plan: Plan, targets: list, simulated: bool, say: Say
     whatever is wrong stops the run here, before anything exists on the cluster."""
     placement = plan.model.placement
     wanted = prepare.images(plan, targets, say)
+
+    def measured(target) -> list[str]:
+        return [s for s in plan.scenarios_for(target.mode, target.default_mode) if s in ON_KUBERNETES]
+
+    if any(set(measured(t)) & set(load.SCENARIOS) for t in targets if not t.unavailable):
+        prepare.driver(wanted, placement, say)
     if wanted.tarballs:
         if simulated:
             say("the nodes are simulated: the image tarballs are not loaded anywhere (nothing runs them)")
@@ -110,10 +114,6 @@ def _prepare(objs: Objects, plan: Plan, targets: list, simulated: bool, say: Say
                                fix=prepare.load_instructions(wanted))
     db_env = (Connection.from_url(placement.postgres_url).app_env() if placement.postgres_url
               else manifests.db_env_in_namespace(f"{placement.namespace}-{prepare.DRY_RUN_ID}"))
-
-    def measured(target) -> list[str]:
-        return [s for s in plan.scenarios_for(target.mode, target.default_mode) if s in ON_KUBERNETES]
-
     prepare.dry_run(objs, prepare.rendered(plan, targets, wanted, measured, db_env))
     return wanted
 
@@ -181,13 +181,15 @@ def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, na
                          simulated, plan.model.placement.timeout_s)
     objs.create(manifests.app_deployment(w.name, run_id, container, replicas=0), namespace)
     objs.create(manifests.app_service(w.name, run_id), namespace)
+    driver = Driver(wanted.refs.get(driver_image.LABEL, ""), wanted.pull_policy)
+    results: dict[str, object] = {}  # what a scenario hands to later ones (sweep's maxima to latency)
     for name in planned:
         if name not in ON_KUBERNETES:
             store.add_outcome(run_id, app.name, mode, name, "unavailable", _why_not(objs, name))
             continue
         say(f"{target.label} {name} ...")
         try:
-            figures = _scenario(objs, plan, name, w, db_secret)
+            figures = _scenario(objs, plan, name, w, db_secret, driver, results)
         except (LabError, TimeoutError) as exc:
             reason = getattr(exc, "message", str(exc)) + (f"; fix: {exc.fix}" if getattr(exc, "fix", None) else "")
             say(f"warning: {target.label} {name}: failed: {reason}")
@@ -198,21 +200,26 @@ def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, na
         for f in figures.figures:
             store.add_figure(run_id, app.name, mode, name, f["metric"], f["value"], f["unit"], point=f["point"].label,
                              params=dict(f["point"].params), repeat=f["repeat"], flags=f["flags"], extra=f["extra"])
+        for kind, file_name, content in figures.files:
+            store.add_file(run_id, app.name, mode, name, kind, file_name, content)
         for part, status, reason in figures.outcomes:
             store.add_outcome(run_id, app.name, mode, f"{name}:{part}" if part else name, status, reason)
-        store.add_outcome(run_id, app.name, mode, name, "ok")
+        if not any(part == "" for part, _, _ in figures.outcomes):  # the scenario said how it ended itself
+            store.add_outcome(run_id, app.name, mode, name, "ok")
+        results[name] = figures.result
 
 
 def _why_not(objs: Objects, scenario: str) -> str:
     if scenario == "coldstart":  # serverless cold start is Knative's
         return KNATIVE_UNREACHABLE if objs.serves("serving.knative.dev/v1", "Service") else NO_KNATIVE
-    if scenario in ("sweep", "latency"):
-        return NEEDS_DRIVER.format(scenario=scenario)
     return NOT_ON_CLUSTER.format(scenario=scenario)
 
 
-def _scenario(objs: Objects, plan: Plan, name: str, w: measure.Workload, db_secret: str) -> measure.Figures:
+def _scenario(objs: Objects, plan: Plan, name: str, w: measure.Workload, db_secret: str, driver: Driver,
+              results: dict[str, object]) -> measure.Figures:
     settings = plan.settings(name)
+    if name in load.SCENARIOS:
+        return load.run(objs, w, name, settings, plan.repeats, driver, results)
     if name == "startup":
         return measure.startup(objs, w, settings.runs)
     if name == "scaleup":
