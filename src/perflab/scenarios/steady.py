@@ -263,19 +263,22 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
 
 
 def _check_measurement(run: PointRun, rule: Rule) -> None:
-    """The rule must hold over the whole measurement, not only over the window that started it: a
+    """The level must hold over the whole measurement, not only over the window that started it: a
     JVM on one CPU can hold a plateau for a window and then climb again when a late compilation
-    lands, and the mean of such a measurement describes neither level. Such a launch is not
-    steady, and says so (its time to steady state is dropped: the rule's verdict was premature).
-    Over a measurement longer than the window a significant trend may move the level by as much as
-    the precision asked of its mean (a drift within it does not change what the mean says)."""
+    lands, and the mean of such a measurement describes neither level. A significant trend (p <
+    0.05) that moves the level across the measurement by more than the precision asked of its mean
+    makes the launch not steady, and it says so (its time to steady state is dropped: the rule's
+    verdict was premature). Only the trend is judged here: the intervals' spread is what the
+    precision of the mean already accounts for."""
     if run.steady_at_s is None or len(run.measured) <= rule.window:
         return
-    whole = replace(rule, window=len(run.measured), max_trend=max(rule.max_trend, rule.precision))
-    held = judge([i.result.rps for i in run.measured], whole)
-    if not held.steady:
-        run.why = (f"{NOT_STEADY} over its measurement: the rule held {run.steady_at_s:.0f} s after launch, "
-                   f"but over the {len(run.measured)} measured intervals: {held.why}")
+    fit = judge([i.result.rps for i in run.measured], replace(rule, window=len(run.measured)))
+    if fit.trend is None or fit.trend_p is None:
+        return
+    if fit.trend_p < 0.05 and abs(fit.trend) > max(rule.max_trend, rule.precision):
+        run.why = (f"{NOT_STEADY} over its measurement: the rule held {run.steady_at_s:.0f} s after launch, but "
+                   f"the {len(run.measured)} measured intervals were still {'rising' if fit.trend > 0 else 'falling'} "
+                   f"({fit.trend:+.1%} across them, p={fit.trend_p:.3f})")
         run.steady_at_s = None
 
 
