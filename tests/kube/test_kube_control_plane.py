@@ -249,7 +249,7 @@ def test_a_plan_runs_with_only_the_labs_cluster_role(objs, control_plane, tmp_pa
     objs.create(m.lab_cluster_role())
     objs.create(m.lab_role_binding(testenv.LAB_USER))
     try:
-        proc = _cli(_plan(tmp_path, ["startup", "scaleup", "density", "coldstart"]))
+        proc = _cli(_plan(tmp_path, ["startup", "scaleup", "density", "coldstart", "sweep"]))
         out, _ = proc.communicate(timeout=600)
         assert proc.returncode == 0, out
         failed = [o for o in Store().outcomes(Store().run("last")["id"]) if o["status"] == "failed"]
@@ -355,3 +355,80 @@ def test_the_knative_service_passes_knatives_own_schema_and_coldstart_says_why_i
     assert proc.returncode == 0, out
     reason = {o["scenario"]: o["reason"] for o in Store().outcomes(Store().run("last")["id"])}["coldstart"]
     assert "Knative Serving is installed" in reason and "no Knative" not in reason, reason
+
+
+# -- sweep and latency: the driver Job -----------------------------------------------------------
+
+def test_sweep_and_latency_place_the_driver_job_on_another_node_and_say_no_load_was_generated(objs, tmp_path):
+    import re
+
+    proc = _cli(_plan(tmp_path, ["sweep", "latency"]))
+    out, _ = proc.communicate(timeout=600)
+    assert proc.returncode == 0, out
+    run = Store().run("last")
+    nodes = {n["name"] for n in json.loads(run["environment_json"])["placement"]["nodes"]}
+    for scenario in ("sweep", "latency"):
+        mine = [o for o in Store().outcomes(run["id"]) if o["scenario"] == scenario]
+        assert [o["status"] for o in mine] == ["unavailable"], [dict(o) for o in mine]  # not also "ok"
+        reason = mine[0]["reason"]
+        assert "simulated nodes run no containers, so no load was generated" in reason, reason
+        driver, app = re.search(r"placed on node (\S+), another node than the app's pod \((\S+)\)", reason).groups()
+        assert driver != app and {driver, app} <= nodes, reason  # what the scheduler did, read from the pods
+    assert Store().figures(run["id"]) == []  # no load, no figure
+    images = json.loads(run["environment_json"])["placement"]["images"]
+    assert images["load driver"].startswith("perflab-driver-oha:") and not images["load driver"].endswith(":latest")
+    assert _lab_namespaces(objs) == []
+
+
+def _app_workload(objs, ns):
+    from perflab.kube import measure
+
+    app = m.app_container(image="app:1", cpus=0.25, memory_mb=256, jvm_opts=[], db_env={},
+                          ready_path="/health/ready", mode="jvm")
+    w = measure.Workload("quarkus", "jvm", ns, "r", app, "/health/ready", "/hello", True, 60)
+    objs.create(m.app_deployment(w.name, "r", app, replicas=0), ns)
+    return w
+
+
+def _gone(ns, what, listing, timeout_s=60):
+    deadline = time.monotonic() + timeout_s
+    while (left := listing()) and time.monotonic() < deadline:
+        time.sleep(0.3)
+    assert not left, f"{what} left in {ns}: {[i.metadata.name for i in left]}"
+
+
+def test_the_driver_job_and_its_pod_are_deleted_once_its_placement_is_checked(objs):
+    from perflab.kube import load, loadjob
+
+    ns = _namespace(objs, "perflab-driverjob")
+    try:
+        w = _app_workload(objs, ns)
+        out = load.placed_only(objs, w, "sweep", loadjob.Load("/fruits", 4, 10), loadjob.Driver("driver:1"))
+        assert [o[1] for o in out.outcomes] == ["unavailable"] and out.figures == []
+        core = objs.cluster.core()
+        _gone(ns, "driver Jobs", lambda: objs.resource("batch/v1", "Job").get(namespace=ns).items)
+        _gone(ns, "pods", lambda: core.list_namespaced_pod(ns).items)  # the Job's and the app's (scaled to 0)
+    finally:
+        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"
+
+
+def test_without_a_node_apart_from_the_apps_the_driver_job_does_not_run_and_says_why(objs):
+    from perflab.kube import loadjob, measure
+
+    ns = _namespace(objs, "perflab-onenode")
+    core = objs.cluster.core()
+    others = []
+    try:
+        w = _app_workload(objs, ns)
+        app_node = measure.scale_to_ready(objs, w)["node"]
+        others = [n.metadata.name for n in core.list_node().items if n.metadata.name != app_node]
+        for name in others:  # as on a one-node cluster
+            core.patch_node(name, {"spec": {"unschedulable": True}})
+        with pytest.raises(loadjob.Unrunnable, match="cannot be placed on a node apart from the app's pod") as err:
+            loadjob.run(objs, w, loadjob.Load("/fruits", 4, 10), loadjob.Driver("driver:1"))
+        assert "second node" in err.value.fix
+        _gone(ns, "driver Jobs", lambda: objs.resource("batch/v1", "Job").get(namespace=ns).items)
+    finally:
+        for name in others:
+            core.patch_node(name, {"spec": {"unschedulable": False}})
+        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"
