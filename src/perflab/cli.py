@@ -268,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"perflab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    q = sub.add_parser("quick", help="the quick lab, about 20 minutes on 2 cores after the builds: footprint, start-up and steady-state "
+    q = sub.add_parser("quick", help="the quick lab, about 12 minutes on 2 cores after the builds: footprint, start-up and steady-state "
                                       "throughput and latency of every app's main mode (the built-in plan 'quick'; "
                                       "the rest is in 'full')")
     q.add_argument("--apps", nargs="*", help="only these apps (default: all)")
