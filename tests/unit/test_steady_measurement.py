@@ -1,5 +1,7 @@
 """The steady-state rule must hold over a launch's whole measurement, not only over the window that
-started it: a plateau followed by a late climb (a JVM's late compilation on one CPU) is not steady."""
+started it: a plateau followed by a late climb (a JVM's late compilation on one CPU) is not steady.
+Measured intervals in which the app was held back from outside (its CPU share well under its usual)
+are named."""
 
 from __future__ import annotations
 
@@ -10,13 +12,13 @@ from perflab.scenarios import steady
 from perflab.steadystate import Rule
 
 
-def _interval(rps: float, t_s: float) -> steady.Interval:
+def _interval(rps: float, t_s: float, cpu_share: float | None = 0.97) -> steady.Interval:
     result = base.LoadResult(driver="wrk", driver_version="4", mode="closed", url="http://x/", connections=4,
                              threads=1, duration_s=1.0, warmup_s=0, requests=int(rps), rps=rps,
                              latency=base.LatencyStats(mean_ms=1.0, stdev_ms=0.0, max_ms=1.0, min_ms=1.0,
                                                        percentiles_ms={}),
                              errors=base.ErrorCounts())
-    return steady.Interval("measure", t_s, result, 0.97, 0.1)
+    return steady.Interval("measure", t_s, result, cpu_share, 0.1)
 
 
 def _measured(values: list[float], steady_at_s: float | None = 48.0) -> steady.PointRun:
@@ -70,3 +72,16 @@ def test_a_noisy_but_level_measurement_stays_steady_whatever_its_spread():
     run = _measured(noisy)
     steady._check_measurement(run, Rule(precision=0.05))
     assert run.steady_at_s == 48.0
+
+
+def test_intervals_in_which_the_app_used_well_under_its_usual_cpu_are_named():
+    shares = [0.97, 0.96, 0.98, 0.51, 0.66, 0.97, 0.95, 0.97, 0.90]  # 0.90: ordinary jitter
+    measured = [_interval(10_000 * s, 100.0 + i, s) for i, s in enumerate(shares)]
+    held = steady.held_back(measured)
+    assert held["intervals"] == 2 and held["of"] == 9
+    assert held["lowest_share"] == 0.51 and held["at_s"] == [103.0, 104.0]
+
+
+def test_a_steady_cpu_share_or_an_unknown_one_holds_nothing_back():
+    assert steady.held_back([_interval(10_000, 100.0 + i, s) for i, s in enumerate([0.97, 0.91, 0.95, 0.99])]) == {}
+    assert steady.held_back([_interval(10_000, 100.0 + i, None) for i in range(5)]) == {}

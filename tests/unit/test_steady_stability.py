@@ -153,3 +153,11 @@ def test_the_ratio_compares_the_most_connections_whatever_order_the_points_were_
     assert {t: c.params["connections"] for t, c in headline_cells(view).items()} == {
         "quarkus/jvm": 40, "spring-boot/jvm": 40}
     assert "2.00x" in _line(steady.stability(view), "quarkus/jvm / spring-boot/jvm")
+
+
+def test_a_figure_from_launches_held_back_from_outside_says_so_beside_its_verdict(store):
+    view = _run(store, {"thorntail/jvm": [(12_000.0, _at(70), 38), (12_100.0, _at(72), 38)]},
+                flags={("thorntail/jvm", 2): ["held-back"]})
+    rps = _line(_block(steady.stability(view), "thorntail/jvm"), "req/s")
+    assert rps.startswith("req/s 12,050: CV 0.6% over 2 launches, steady in 2 of 2: ok; also intervals in which the "
+                          "app used well under its usual CPU share, held back from outside it")

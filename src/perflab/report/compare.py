@@ -32,7 +32,7 @@ NEUTRAL = {"requests", "offered_rate", "driver_cpu_util", "app_cpu_share", "db_c
 # the method's own figures: set by the plan's stopping rules, not by the app (jit_compilations is
 # counted over a measurement whose length the precision rule sets)
 METHOD = {"measured_s", "precision_pct", "measured_intervals", "warmup_intervals", "warmup_s", "jit_compilations"}
-DOUBT_FLAGS = ("noisy", "driver-bound", "errors", "no-responses", "not-steady")
+DOUBT_FLAGS = ("noisy", "driver-bound", "errors", "no-responses", "not-steady", "held-back")
 LAUNCH_SCENARIOS = {"steady", "startup"}  # each repeat is a fresh launch of the app
 WELCH_MIN_VALUES = 3  # Welch's t-test decides from this many values a side on
 

@@ -30,6 +30,8 @@ FLAG_HELP = {
     "load-side-bound": "the driver and the database, sharing a CPU, were nearly all busy while the app had CPU "
                        "to spare: the figure is a lower bound",
     "not-steady": "measured without reaching steady state (the plan's maximum warm-up): see its timeline",
+    "held-back": "in some measured intervals the app used well under its usual share of its CPU: something "
+                 "outside it (the load side, another process on its CPU, the host) held it back; see its timeline",
 }
 SERIOUS_FLAGS = {"driver-bound", "load-side-bound", "errors", "no-responses", "instance-lost", "crashed", "interrupted"}
 

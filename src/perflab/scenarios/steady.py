@@ -314,11 +314,14 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
         seconds, stats.mean(cpu) if cpu else None)
     if load_side:
         flags.append("load-side-bound")
+    held = held_back(measured)
+    if held:
+        flags.append("held-back")
     extra = {"launch": launch, "intervals": len(measured), "warmup_intervals": len(run.warmup),
              "interval_s": ctx.settings.interval_s, "steady": steady, "why": run.why,
              "rule": ctx.settings.rule().to_dict(), "precision": None if got is None else round(got.relative, 4),
              "driver": f"{measured[0].result.driver} {measured[0].result.driver_version}" if measured else "",
-             "load_side": load_why}
+             "load_side": load_why, "held_back": held}
     put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags,  # noqa: E731
                                                  extra=extra)
     put("rps", rps, "req/s")
@@ -347,6 +350,26 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     # whether this launch reached steady state and why (or why not), for the stability lines
     ctx.outcome("ok", launch_reason(run), part=launch_part(at.label, launch))
     return rps
+
+
+HELD_BACK = 0.8  # an interval whose app CPU share fell below this share of the launch's median
+
+
+def held_back(measured: list[Interval]) -> dict:
+    """Measured intervals in which the app used well under its usual share of its CPU: under a
+    closed loop that keeps it busy, something outside the app held it back (the driver or the
+    database on their shared CPU, another process on the app's CPU, or the host). Empty when none.
+    Such intervals are kept in the mean (excluding them would be choosing the figure); the flag and
+    the stability line name them, so a spread they cause is not taken for the app's."""
+    shares = [i.cpu_share for i in measured if i.cpu_share is not None]
+    if len(shares) < 3:
+        return {}
+    usual = stats.median(shares)
+    low = [i for i in measured if i.cpu_share is not None and i.cpu_share < HELD_BACK * usual]
+    if not low:
+        return {}
+    return {"intervals": len(low), "of": len(measured), "lowest_share": round(min(i.cpu_share for i in low), 3),
+            "usual_share": round(usual, 3), "at_s": [round(i.t_s, 1) for i in low]}
 
 
 def _record_warmup(ctx: Context, at: Point, launch: int, run: PointRun) -> None:
