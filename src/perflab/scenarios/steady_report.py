@@ -199,10 +199,10 @@ def _against_precision(cell: Cell, precision: Cell | None) -> str:
     whose 95 % intervals overlap may differ only by their measurement, not by how they settled."""
     if precision is None or not precision.values or cell.summary.median <= 0:
         return ""
-    s, widest = cell.summary, max(precision.values)
+    s, widths = cell.summary, sorted(precision.values)
     spread = 100 * (s.max - s.min) / s.median
-    span = f"+-{min(precision.values):.1f}-{widest:.1f} %" if min(precision.values) != widest else f"+-{widest:.1f} %"
-    if spread <= 2 * widest:
+    span = f"+-{widths[0]:.1f}-{widths[-1]:.1f} %" if widths[0] != widths[-1] else f"+-{widths[-1]:.1f} %"
+    if spread <= sum(widths[-2:]):  # the two widest intervals still touch
         return (f"; the launches differ by {spread:.1f} %, within their own measurement's precision ({span}, 95 % CI "
                 f"of each launch's mean): a longer measurement per launch would tell launch-to-launch spread "
                 f"from measurement noise")
