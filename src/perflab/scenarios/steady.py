@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from pydantic import field_validator
 
@@ -46,7 +46,7 @@ from perflab.scenario import Context, Estimate, Phase, Point, Scenario, point
 from perflab.scenarios import intervals, startup
 from perflab.scenarios.steady_report import NOT_STEADY, launch_part, stability, tables
 from perflab.settings import Settings, setting
-from perflab.steadystate import Rule, judge, precision
+from perflab.steadystate import Rule, drift, judge, precision
 
 class SteadyPoint(Settings):
     path: str = setting("/fruits", "the path loaded")
@@ -265,20 +265,24 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
 def _check_measurement(run: PointRun, rule: Rule) -> None:
     """The level must hold over the whole measurement, not only over the window that started it: a
     JVM on one CPU can hold a plateau for a window and then climb again when a late compilation
-    lands, and the mean of such a measurement describes neither level. A significant trend (p <
-    0.05) that moves the level across the measurement by more than the precision asked of its mean
-    makes the launch not steady, and it says so (its time to steady state is dropped: the rule's
-    verdict was premature). Only the trend is judged here: the intervals' spread is what the
+    lands, and the mean of such a measurement describes neither level. The mean of a drift lies
+    half its change away from the level the measurement ended at, so a significant trend (p <
+    0.05) whose half-change exceeds the precision asked of the mean makes the launch not steady,
+    and it says so (its time to steady state is dropped: the rule's verdict was premature). The
+    trend is the robust one of steadystate.drift: a window opened an interval early on the tail
+    of a ramp is no drift. Only the trend is judged here: the intervals' spread is what the
     precision of the mean already accounts for."""
     if run.steady_at_s is None or len(run.measured) <= rule.window:
         return
-    fit = judge([i.result.rps for i in run.measured], replace(rule, window=len(run.measured)))
-    if fit.trend is None or fit.trend_p is None:
+    found = drift([i.result.rps for i in run.measured])
+    if found is None:
         return
-    if fit.trend_p < 0.05 and abs(fit.trend) > max(rule.max_trend, rule.precision):
+    if found.p < 0.05 and abs(found.change) / 2 > max(rule.max_trend, rule.precision):
         run.why = (f"{NOT_STEADY} over its measurement: the rule held {run.steady_at_s:.0f} s after launch, but "
-                   f"the {len(run.measured)} measured intervals were still {'rising' if fit.trend > 0 else 'falling'} "
-                   f"({fit.trend:+.1%} across them, p={fit.trend_p:.3f})")
+                   f"the {len(run.measured)} measured intervals were still "
+                   f"{'rising' if found.change > 0 else 'falling'} ({found.change:+.1%} across them, "
+                   f"p={found.p:.3f}; their mean lies {abs(found.change) / 2:.1%} from where they ended, "
+                   f"more than the {rule.precision:.0%} asked)")
         run.steady_at_s = None
 
 
