@@ -4,6 +4,8 @@
 # once from the Go module proxy into ~/.cache/perflab/kube-testenv/ (needs Go >= 1.26).
 #   scripts/kube-testenv.sh build       # compile (once; tens of minutes on two cores)
 #   scripts/kube-testenv.sh up [NODES]  # start it; prints the KUBECONFIG to export; Ctrl-C stops it
+# With --real-node (root): also the kubelet, and one real node that runs pods under Debian's
+# containerd and runc, with a PostgreSQL its pods reach (build --real-node compiles the kubelet).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/perflab" --help >/dev/null   # creates the project's virtualenv on first use

@@ -224,8 +224,11 @@ class Cluster:
                     fix="set PERFLAB_WORKDIR to a directory outside private home folders (e.g. /var/tmp/perflab)",
                 )
 
-    def start(self, port: int | None = None, preexec=None) -> Connection:
-        """Create the cluster if needed and start it; clear errors when it runs already or the port is taken."""
+    def start(self, port: int | None = None, preexec=None, listen: tuple[str, ...] = ("127.0.0.1",),
+              allow_from: tuple[str, ...] = ()) -> Connection:
+        """Create the cluster if needed and start it; clear errors when it runs already or the port is taken.
+        `listen`: the addresses it listens on; `allow_from`: networks (CIDR) besides this host whose
+        clients may log in with the password (e.g. a local node's pods)."""
         status = self.status()
         if status.get("running"):
             raise LabError(
@@ -265,12 +268,13 @@ class Cluster:
             conn = Connection("127.0.0.1", 0, DB_NAME, DB_USER, password)
         assert conn is not None
         conn.port = port or procs.free_port()
+        self._allow(allow_from)
         self._write_state({"connection": asdict(conn), "bindir": str(bindir)})
         if self.log_path.exists() and demote:
             os.chown(self.log_path, self._server_uid, self._server_gid)
         # pg_stat_statements counts the statements each app sends (perflab.dbstats); it ships with
         # PostgreSQL and can only be loaded at server start.
-        options = (f"-p {conn.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        options = (f"-p {conn.port} -k {self.root} -c listen_addresses={','.join(listen)} -c max_connections=200"
                    f"{_preload_option(bindir)}")
         try:
             self._run([str(bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.log_path), "-o", options,
@@ -284,6 +288,14 @@ class Cluster:
                 exc.details = (exc.details or "") + "\nserver log:\n" + procs.tail(self.log_path, 15)
             raise
         return conn
+
+    def _allow(self, networks: tuple[str, ...]) -> None:
+        hba = self.data_dir / "pg_hba.conf"
+        lines = [f"host all all {net} scram-sha-256" for net in networks]
+        text = hba.read_text()
+        missing = [line for line in lines if line not in text.splitlines()]
+        if missing:
+            hba.write_text(text.rstrip("\n") + "\n" + "\n".join(missing) + "\n")
 
     def _create_database(self, conn: Connection) -> None:
         run_sql(conn, f"CREATE DATABASE {DB_NAME} OWNER {DB_USER}", database="postgres")

@@ -14,6 +14,7 @@ import pytest
 
 from perflab import procs
 from perflab.kube import build, testenv
+from perflab.kube.node import ctr as node_ctr
 
 
 @pytest.fixture(scope="session")
@@ -49,11 +50,7 @@ state = "{root / 'state'}"
                                      stderr=subprocess.STDOUT, start_new_session=True)
 
     def ctr(self, *args: str, check: bool = True) -> str:
-        done = subprocess.run(["ctr", "--address", str(self.socket), "-n", "k8s.io", *args], capture_output=True,
-                              text=True, timeout=300)
-        if check and done.returncode != 0:
-            raise AssertionError(f"ctr {' '.join(args)}: {done.stderr or done.stdout}")
-        return done.stdout + done.stderr
+        return node_ctr(self.socket, *args, check=check)
 
     @contextlib.contextmanager
     def run(self, image: str, env: dict[str, str]):

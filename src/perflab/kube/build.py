@@ -89,6 +89,7 @@ import (
 \t_ "k8s.io/kubernetes/cmd/kube-apiserver"
 \t_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 \t_ "k8s.io/kubernetes/cmd/kube-scheduler"
+\t_ "k8s.io/kubernetes/cmd/kubelet"
 )
 """
 
@@ -212,9 +213,59 @@ def knative_service_crd() -> Path:
     return crd
 
 
-def main() -> int:
+# A real node (perflab.kube.node): the kubelet of the same release, and a pod sandbox's "pause"
+# process. The sandbox image of a real cluster (registry.k8s.io/pause) is out of reach here: the
+# lab writes its own, one static binary that waits for a signal and exits.
+NODE_BINARIES = ("kubelet", "pause")
+PAUSE_GO = """package main
+
+import (
+\t"os"
+\t"os/signal"
+\t"syscall"
+)
+
+func main() {
+\tdone := make(chan os.Signal, 1)
+\tsignal.Notify(done, syscall.SIGINT, syscall.SIGTERM)
+\t<-done
+}
+"""
+
+
+def node_built() -> bool:
+    return all(binary(name).is_file() for name in NODE_BINARIES)
+
+
+def build_node(log: Log = say) -> Path:
+    """The control plane (build()) and a real node's binaries: kubelet, and the pause process.
+    With the control plane's packages compiled, the kubelet takes a minute or two."""
+    build(log)
+    if node_built():
+        return root() / "bin"
+    go = _check_go()
+    with exclusive_lock(cache_dir() / "locks" / "kube-testenv.lock"):
+        if node_built():
+            return root() / "bin"
+        src = root() / "src"
+        (src / "go.mod").write_text(go_mod())
+        (src / "tools.go").write_text(TOOLS_GO)
+        (src / "pause").mkdir(exist_ok=True)
+        (src / "pause" / "main.go").write_text(PAUSE_GO)
+        log_path = root() / "build.log"
+        env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-p=1", CGO_ENABLED="0")
+        _run("resolving the kubelet's modules", [go, "mod", "tidy"], src, env, log_path, log)
+        if not binary("kubelet").is_file():
+            _run("compiling kubelet", [go, "build", "-ldflags", _version_stamp(), "-o", str(binary("kubelet")),
+                                       "k8s.io/kubernetes/cmd/kubelet"], src, env, log_path, log)
+        _run("compiling pause", [go, "build", "-o", str(binary("pause")), "./pause"], src, env, log_path, log)
+    return root() / "bin"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        print(build())
+        print(build_node() if "--node" in argv else build())
     except BuildFailed as exc:
         print(f"perflab: {exc}", file=sys.stderr)
         return 1

@@ -1,9 +1,11 @@
 """A real, local Kubernetes control plane for tests and trials: etcd, kube-apiserver, controller
 manager and scheduler built from source (perflab.kube.build), plus kwok playing the kubelets of a
 few simulated nodes. Pods on those nodes become Running and Ready without any container: what is
-measured there is the control plane's work, never an app's.
+measured there is the control plane's work, never an app's. With --real-node, one real node
+(perflab.kube.node: kubelet, containerd, runc) joins instead, with a PostgreSQL its pods reach.
 
-    python -m perflab.kube.testenv up [NODES]   # prints the KUBECONFIG to use; Ctrl-C stops it
+    python -m perflab.kube.testenv up [NODES]       # prints the KUBECONFIG to use; Ctrl-C stops it
+    python -m perflab.kube.testenv up --real-node   # the same with a real node (root)
 
 Everything (data, keys, logs, kubeconfig) lives in one directory that is removed on stop.
 """
@@ -26,6 +28,7 @@ import urllib.request
 from pathlib import Path
 from typing import Iterator
 
+from perflab.errors import LabError
 from perflab.kube import build
 
 NODE_CPUS = "4"
@@ -126,7 +129,9 @@ class ControlPlane:
         self._spawn("kube-controller-manager", [exe["kube-controller-manager"], *common,
                                                 f"--service-account-private-key-file={keys['key']}"])
         self._spawn("kube-scheduler", [exe["kube-scheduler"], *common])
-        self._spawn("kwok", [exe["kwok"], f"--kubeconfig={self.kubeconfig}", "--manage-all-nodes=true",
+        # kwok plays the simulated nodes only: a real node's kubelet (perflab.kube.node) reports its own
+        self._spawn("kwok", [exe["kwok"], f"--kubeconfig={self.kubeconfig}",
+                             "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
                              f"--config={self._kwok_stages()}",
                              f"--server-address=127.0.0.1:{_free_port()}"])
         self._add_nodes(nodes)
@@ -252,27 +257,63 @@ def running(nodes: int = 2, keep: Path | None = None) -> Iterator[ControlPlane]:
             shutil.rmtree(root, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def database_for_pods() -> Iterator[str]:
+    """A private PostgreSQL (the lab's own, perflab.postgres) that a real node's pods reach on the
+    bridge's address; yields the plan's placement.postgres_url. Stopped and removed afterwards."""
+    from perflab import postgres
+    from perflab.kube import node
+
+    root = Path(tempfile.mkdtemp(prefix="perflab-node-db-"))
+    os.chmod(root, 0o755)  # PostgreSQL runs as its own unprivileged user when the lab is root
+    cluster = postgres.Cluster(root / "db")
+    try:
+        conn = cluster.start(listen=("127.0.0.1", node.GATEWAY), allow_from=(node.POD_SUBNET,))
+        postgres.load_contract(conn)
+        yield f"postgresql://{conn.user}:{conn.password}@{node.GATEWAY}:{conn.port}/{conn.database}"
+    finally:
+        cluster.stop(quiet=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _serve(plane: ControlPlane, real: "node.Node | None", postgres_url: str) -> None:
+    print(f"control plane up: export KUBECONFIG={plane.kubeconfig}   (Ctrl-C stops it)", flush=True)
+    if real is not None:
+        print(f"real node {real.name} up. In the plan's [placement]: images = \"tarball\", "
+              f"postgres_url = \"{postgres_url}\"\n"
+              f"load each image the run writes: ctr --address {real.socket} -n k8s.io images import FILE", flush=True)
+    while True:
+        plane._check_alive()
+        if real is not None:
+            real.check_alive()
+        time.sleep(2)
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("build", "up"):
+    args = [a for a in argv if not a.startswith("--")]
+    if not args or args[0] not in ("build", "up") or set(argv) - set(args) - {"--real-node"}:
         print(__doc__, file=sys.stderr)
-        print("usage: python -m perflab.kube.testenv build | up [NODES]", file=sys.stderr)
+        print("usage: python -m perflab.kube.testenv build [--real-node] | up [NODES] [--real-node]", file=sys.stderr)
         return 2
-    if argv[0] == "build":
-        return build.main()
+    real_node = "--real-node" in argv
+    if args[0] == "build":
+        return build.main(["--node"] if real_node else [])
     from perflab import signals
+    from perflab.kube import node
 
     signals.install()
     try:
-        with running(int(argv[1]) if len(argv) > 1 else 2) as plane:
-            print(f"control plane up: export KUBECONFIG={plane.kubeconfig}   (Ctrl-C stops it)", flush=True)
-            while True:
-                plane._check_alive()
-                time.sleep(2)
+        with running(int(args[1]) if len(args) > 1 else (0 if real_node else 2)) as plane:
+            if not real_node:
+                _serve(plane, None, "")
+            with node.running(plane.kubeconfig) as real, database_for_pods() as url:
+                _serve(plane, real, url)
     except KeyboardInterrupt:
         return 0
-    except (ControlPlaneFailed, build.BuildFailed) as exc:
+    except (ControlPlaneFailed, build.BuildFailed, node.NodeFailed, LabError) as exc:
         print(f"perflab: {exc}", file=sys.stderr)
         return 1
+    return 0
 
 
 if __name__ == "__main__":
