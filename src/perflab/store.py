@@ -74,6 +74,10 @@ def method_hash(plan: dict, environment: dict) -> str:
     the machine's CPU model and core count, and the versions of JDKs, frameworks and drivers."""
     # the cost model's assumptions change no measurement
     relevant_plan = {k: v for k, v in plan.items() if k not in ("name", "description", "cost")}
+    if plan.get("placement", {}).get("postgres_url"):
+        # a given database is part of the method; its address and credentials are not (a private
+        # server gets a new port and password each time)
+        relevant_plan["placement"] = {**plan["placement"], "postgres_url": "given"}
     relevant_env = {k: environment.get(k) for k in ("cpu_model", "cpus_online", "jdks", "frameworks", "drivers",
                                                     "cgroup", "postgres")}
     blob = json.dumps({"plan": relevant_plan, "env": relevant_env}, sort_keys=True, default=str)

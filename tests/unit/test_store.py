@@ -49,6 +49,15 @@ def test_method_hash_changes_with_plan_limits_and_versions_but_not_the_name():
     assert base != store.method_hash({"name": "a", "limits": {"cpus": 1}}, {**ENV, "jdks": {"17": "17.0.16"}})
 
 
+def test_a_given_database_is_part_of_the_method_but_not_its_address_or_password():
+    def plan(url):
+        return {"name": "k", "placement": {"kind": "kubernetes", "postgres_url": url}}
+
+    one = store.method_hash(plan("postgresql://perflab:pw1@10.244.0.1:19973/perflab"), ENV)
+    assert one == store.method_hash(plan("postgresql://perflab:pw2@10.244.0.1:29393/perflab"), ENV)
+    assert one != store.method_hash(plan(""), ENV)  # a StatefulSet of the run's own
+
+
 def test_a_store_of_another_schema_version_is_refused(tmp_path):
     path = tmp_path / "r.sqlite"
     store.Store(path).close()

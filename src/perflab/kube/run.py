@@ -14,6 +14,7 @@ import secrets
 import time
 from pathlib import Path
 from typing import Callable
+from urllib.parse import urlsplit, urlunsplit
 
 from kubernetes.client.exceptions import ApiException
 
@@ -64,7 +65,7 @@ def _run_plan(plan: Plan, say: Say, apps_root: Path | None) -> str:
     env["placement"] = {"kind": "kubernetes", **cluster_env, "images": wanted.refs}
     env["topology"] = _topology(env["placement"], placement)
     store = Store()
-    run_id = store.begin_run(plan.data, env)
+    run_id = store.begin_run(recorded_plan(plan.data), env)
     namespace = f"{placement.namespace}-{run_id}"
     say(f"run {run_id}: plan {plan.name} on kube context {cluster.context} ({env['placement']['version']}, "
         f"{len(env['placement']['nodes'])} node(s)), namespace {namespace}")
@@ -116,6 +117,19 @@ def _prepare(objs: Objects, plan: Plan, targets: list, simulated: bool, say: Say
               else manifests.db_env_in_namespace(f"{placement.namespace}-{prepare.DRY_RUN_ID}"))
     prepare.dry_run(objs, prepare.rendered(plan, targets, wanted, measured, db_env))
     return wanted
+
+
+def recorded_plan(data: dict) -> dict:
+    """The plan as stored with the run: a database URL's password is never written to the results
+    (the run's Secret holds it while the run lasts)."""
+    url = data.get("placement", {}).get("postgres_url")
+    if not url:
+        return data
+    parts = urlsplit(url)
+    if parts.password is None:
+        return data
+    netloc = f"{parts.username}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    return {**data, "placement": {**data["placement"], "postgres_url": urlunsplit(parts._replace(netloc=netloc))}}
 
 
 def _topology(cluster_env: dict, placement) -> dict:
