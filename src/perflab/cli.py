@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -362,3 +363,6 @@ def main(argv: list[str] | None = None) -> int:
         print("\ninterrupted: stopped what this command had started; results already written are kept",
               file=sys.stderr, flush=True)
         return 130
+    except BrokenPipeError:  # the reader went away (`perflab results list | head`): no traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python flushes stdout at exit
+        return 141
