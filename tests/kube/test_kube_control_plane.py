@@ -207,18 +207,21 @@ def test_the_scheduler_puts_the_driver_job_on_another_node_than_the_app(objs):
         assert objs.delete_namespace(ns), f"{ns} was not deleted in time"  # gone before the next test looks
 
 
-def test_density_fills_the_budget_and_says_when_there_is_no_metrics_api(objs):
+def test_density_fills_the_budget_and_says_simulated_pods_hold_no_memory(objs):
     from perflab.kube import measure
 
     ns = _namespace(objs, "perflab-density")
     try:
-        app = m.app_container(image="app:1", cpus=0.25, memory_mb=256, jvm_opts=[], db_env={},
+        app = m.app_container(image="app:1", cpus=1, memory_mb=256, jvm_opts=[], db_env={},
                               ready_path="/health/ready", mode="jvm")
         w = measure.Workload("quarkus", "jvm", ns, "r", app, "/health/ready", "/hello", True, 60)
         out = measure.density(objs, w, budget_mb=11 * 256, max_pods=20)
         instances = next(f for f in out.figures if f["metric"] == "instances")
         assert instances["value"] == 11 and "ResourceQuota refused" in instances["extra"]["stopped_by"]
-        assert ("memory", "unavailable") == out.outcomes[0][:2] and "metrics" in out.outcomes[0][2]
+        # 1 CPU each would have filled the two nodes' 2 x 4 CPUs at 8 pods: each requested a sliver of
+        # CPU under its 1-CPU limit, and the memory quota ended the ramp
+        assert instances["extra"]["pod_cpu"] == {"request": measure.DENSITY_CPU_REQUEST, "limit": "1"}
+        assert ("memory", "unavailable") == out.outcomes[0][:2] and "simulated" in out.outcomes[0][2]
     finally:
         assert objs.delete_namespace(ns), f"{ns} was not deleted in time"  # gone before the next test looks
 

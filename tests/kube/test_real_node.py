@@ -22,8 +22,8 @@ from perflab.store import Store
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(os.geteuid() != 0, reason="a real node runs containers as root")]
 REPO = Path(__file__).resolve().parents[2]
-MEMORY_MB = 256
-CPUS = 1  # the node has two: a third pod would stay Pending, unschedulable, whatever the budget
+MEMORY_MB = 128
+CPUS = 1
 
 PLAN = f"""
 name = "kube-real-node-test"
@@ -46,8 +46,8 @@ runs = 2
 [scaleup]
 runs = 2
 [density]
-budget_mb = {MEMORY_MB + MEMORY_MB // 2}
-max_instances = 5
+budget_mb = {10 * MEMORY_MB + MEMORY_MB // 2}
+max_instances = 12
 """
 
 
@@ -114,8 +114,13 @@ def test_a_plan_runs_its_pods_on_a_real_node_with_its_limits_and_leaves_nothing(
     ttfr = [f.value for f in figures if f.metric == "ttfr_ms"]
     assert len(ttfr) == 2 and all(v > 0 for v in ttfr)
     [instances] = [f for f in figures if f.metric == "instances"]
-    assert instances.value == 1, instances.extra  # the quota refused the second pod
+    # ten 1-CPU pods on a two-core node: each requested a sliver of CPU, and the quota refused the 11th
+    assert instances.value == 10, instances.extra
     assert "ResourceQuota refused" in instances.extra["stopped_by"]
+    ten = [f for f in figures if f.metric == "cgroup_10_instances_mb"]  # read from the kubelet's summary
+    assert len(ten) == 1, " | ".join(f"{o['scenario']}: {o['reason']}" for o in Store().outcomes(run["id"]))
+    [ten] = ten
+    assert "kubelet" in ten.extra["source"] and 0 < ten.value < 10 * MEMORY_MB, (ten.value, ten.extra)
     env = json.loads(run["environment_json"])
     assert env["placement"]["simulated_nodes"] is False
     password = urlsplit(url).password

@@ -207,6 +207,8 @@ LAB_RULES = [
      "verbs": ["get", "list", "watch", "create", "delete", "deletecollection"]},
     {"apiGroups": [""], "resources": ["services/proxy", "pods/log"], "verbs": ["get"]},
     {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list"]},
+    # density's memory of 10 pods from the kubelets' summaries when there is no metrics API
+    {"apiGroups": [""], "resources": ["nodes/proxy"], "verbs": ["get"]},
     {"apiGroups": ["apps"], "resources": ["deployments", "statefulsets"],
      "verbs": ["get", "list", "watch", "create", "patch", "delete"]},
     {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch", "create", "delete"]},

@@ -120,6 +120,8 @@ class ControlPlane:
             f"--cert-dir={self.root / 'certs'}", f"--token-auth-file={self.root / 'tokens.csv'}",
             # a loopback address cannot back the kubernetes Service: no endpoint reconciler
             "--endpoint-reconciler-type=none",
+            # a real node's name does not resolve here: reach its kubelet (logs, stats) by its address
+            "--kubelet-preferred-address-types=InternalIP,Hostname",
             "--authorization-mode=RBAC", "--service-cluster-ip-range=10.96.0.0/16",
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
             f"--service-account-key-file={keys['pub']}", f"--service-account-signing-key-file={keys['key']}"])
