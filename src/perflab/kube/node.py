@@ -19,7 +19,6 @@ import fcntl
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -75,12 +74,6 @@ def ctr(socket_path: Path, *args: str, check: bool = True) -> str:
     if check and done.returncode != 0:
         raise NodeFailed(f"ctr {' '.join(args)}: {(done.stderr or done.stdout).strip()}")
     return done.stdout + done.stderr
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Node:
@@ -234,7 +227,7 @@ state = "{self.root / 'containerd-state'}"
                     (top / name).write_text((controller / name).read_text())
 
     def _start_kubelet(self, kubelet: Path) -> None:
-        port = _free_port()  # the kubelet listens on GATEWAY (a node's IP may not be a loopback address)
+        port = procs.free_port()  # the kubelet listens on GATEWAY (a node's IP may not be a loopback address)
         config = {
             "apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
             "failCgroupV1": False, "cgroupDriver": "cgroupfs", "cgroupRoot": CGROUP_ROOT, "failSwapOn": False,
