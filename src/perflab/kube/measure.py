@@ -16,7 +16,7 @@ from typing import Any
 
 from perflab.errors import LabError
 from perflab.kube import manifests
-from perflab.kube.objects import Objects
+from perflab.kube.objects import Objects, api_message
 from perflab.scenario import Point
 from perflab.scenarios.density import RAMP, TEN_UP
 from perflab.scenarios.startup import COLD, WARM
@@ -303,7 +303,7 @@ def pods_memory_mb(objs: Objects, namespace: str, pods: list[str]) -> tuple[floa
             summary = _node_summary(core, node)
         except Exception as exc:  # noqa: BLE001 - any refusal: say which and why
             return None, (f"no metrics API on the cluster (metrics.k8s.io; install metrics-server), and node "
-                          f"{node}'s kubelet summary could not be read through the API server: {_short(exc)}")
+                          f"{node}'s kubelet summary could not be read through the API server: {_why(exc)}")
         for pod in summary.get("pods", []):
             ref = pod.get("podRef", {})
             # the containers' own figures, as metrics-server sums them: the pod-level one stays 0
@@ -324,6 +324,11 @@ def _node_summary(core, node: str) -> dict:
     return json.loads(raw.data)
 
 
-def _short(exc: Exception) -> str:
-    text = str(getattr(exc, "reason", "") or exc)
-    return text.splitlines()[0][:200] if text else type(exc).__name__
+def _why(exc: Exception) -> str:
+    """The API server's own words for a refusal (e.g. the node proxy's "lookup NODE: no such
+    host"), else the error's first line."""
+    from kubernetes.client.exceptions import ApiException
+
+    if isinstance(exc, ApiException):
+        return api_message(exc)
+    return (str(exc).splitlines() or [type(exc).__name__])[0][:200]

@@ -13,6 +13,7 @@ Everything (data, keys, logs, kubeconfig) lives in one directory that is removed
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import secrets
@@ -272,7 +273,7 @@ def database_for_pods() -> Iterator[str]:
     try:
         conn = cluster.start(listen=("127.0.0.1", node.GATEWAY), allow_from=(node.POD_SUBNET,))
         postgres.load_contract(conn)
-        yield f"postgresql://{conn.user}:{conn.password}@{node.GATEWAY}:{conn.port}/{conn.database}"
+        yield dataclasses.replace(conn, host=node.GATEWAY).url  # where the pods reach it
     finally:
         cluster.stop(quiet=True)
         shutil.rmtree(root, ignore_errors=True)
