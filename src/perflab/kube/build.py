@@ -90,6 +90,7 @@ import (
 \t_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 \t_ "k8s.io/kubernetes/cmd/kube-scheduler"
 \t_ "k8s.io/kubernetes/cmd/kubelet"
+\t_ "k8s.io/kubernetes/cmd/kube-proxy"
 )
 """
 
@@ -194,29 +195,37 @@ def _write_kwok_stages(go: str, env: dict[str, str]) -> None:
 KNATIVE_SERVING_VERSION = "v0.51.0"
 
 
-def knative_service_crd() -> Path:
-    """Knative Serving's Service CRD, from its module on the Go module proxy (downloaded once)."""
+def module_dir(go: str, module: str) -> Path:
+    """A module's source directory (module@version), downloaded once into Go's module cache."""
     import json
 
-    go = _check_go()
     env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod")
-    done = subprocess.run([go, "mod", "download", "-json", f"knative.dev/serving@{KNATIVE_SERVING_VERSION}"],
-                          capture_output=True, text=True, env=env, cwd=cache_dir())
+    done = subprocess.run([go, "mod", "download", "-json", module], capture_output=True, text=True, env=env,
+                          cwd=cache_dir())
     try:
-        module = json.loads(done.stdout)
+        found = json.loads(done.stdout)
     except ValueError:
-        raise BuildFailed(f"go mod download knative.dev/serving@{KNATIVE_SERVING_VERSION} failed: "
-                          f"{(done.stderr or done.stdout).strip()[-500:]}") from None
-    crd = Path(module.get("Dir", "")) / "config" / "core" / "300-resources" / "service.yaml"
+        raise BuildFailed(f"go mod download {module} failed: {(done.stderr or done.stdout).strip()[-500:]}") from None
+    if not found.get("Dir"):
+        raise BuildFailed(f"go mod download {module}: {found.get('Error', 'no directory')}")
+    return Path(found["Dir"])
+
+
+def knative_service_crd() -> Path:
+    """Knative Serving's Service CRD, from its module on the Go module proxy (downloaded once)."""
+    module = f"knative.dev/serving@{KNATIVE_SERVING_VERSION}"
+    crd = module_dir(_check_go(), module) / "config" / "core" / "300-resources" / "service.yaml"
     if not crd.is_file():
-        raise BuildFailed(f"knative.dev/serving@{KNATIVE_SERVING_VERSION}: no {crd} ({module.get('Error', '')})")
+        raise BuildFailed(f"{module}: no {crd}")
     return crd
 
 
-# A real node (perflab.kube.node): the kubelet of the same release, and a pod sandbox's "pause"
-# process. The sandbox image of a real cluster (registry.k8s.io/pause) is out of reach here: the
-# lab writes its own, one static binary that waits for a signal and exits.
-NODE_BINARIES = ("kubelet", "pause")
+# A real node (perflab.kube.node): the kubelet and kube-proxy of the same release, the cluster's
+# DNS (CoreDNS, a module of its own), and a pod sandbox's "pause" process. The sandbox image of a
+# real cluster (registry.k8s.io/pause) is out of reach here: the lab writes its own, one static
+# binary that waits for a signal and exits.
+NODE_BINARIES = ("kubelet", "kube-proxy", "coredns", "pause")
+COREDNS_VERSION = "v1.15.0"
 PAUSE_GO = """package main
 
 import (
@@ -255,9 +264,14 @@ def build_node(log: Log = say) -> Path:
         log_path = root() / "build.log"
         env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-p=1", CGO_ENABLED="0")
         _run("resolving the kubelet's modules", [go, "mod", "tidy"], src, env, log_path, log)
-        if not binary("kubelet").is_file():
-            _run("compiling kubelet", [go, "build", "-ldflags", _version_stamp(), "-o", str(binary("kubelet")),
-                                       "k8s.io/kubernetes/cmd/kubelet"], src, env, log_path, log)
+        for command in ("kubelet", "kube-proxy"):
+            if not binary(command).is_file():
+                _run(f"compiling {command}", [go, "build", "-ldflags", _version_stamp(), "-o", str(binary(command)),
+                                              f"k8s.io/kubernetes/cmd/{command}"], src, env, log_path, log)
+        if not binary("coredns").is_file():
+            coredns = module_dir(go, f"github.com/coredns/coredns@{COREDNS_VERSION}")
+            _run("compiling coredns", [go, "build", "-trimpath", "-o", str(binary("coredns")), "."], coredns,
+                 dict(env, GOFLAGS="-mod=mod -p=1"), log_path, log)
         _run("compiling pause", [go, "build", "-o", str(binary("pause")), "./pause"], src, env, log_path, log)
     return root() / "bin"
 

@@ -34,6 +34,11 @@ BRIDGE = "perflab0"
 POD_SUBNET = "10.244.0.0/24"
 GATEWAY = "10.244.0.1"  # the bridge's address on this machine: where pods reach its services
 CNI_DIR = Path("/usr/lib/cni")
+API_RULE = "perflab-node: the kubernetes Service"  # the DNAT rule's comment (removed on stop)
+CLUSTER_DOMAIN = "cluster.local"
+# iptables chains the kubelet makes (kube-proxy --cleanup removes kube-proxy's own)
+KUBELET_CHAINS = (("filter", "KUBE-FIREWALL"), ("filter", "KUBE-KUBELET-CANARY"), ("nat", "KUBE-KUBELET-CANARY"),
+                  ("mangle", "KUBE-KUBELET-CANARY"), ("mangle", "KUBE-IPTABLES-HINT"))
 CGROUP_ROOT = "/perflab-node"  # every pod's cgroup below it, removed on stop
 READY_TIMEOUT_S = 120
 
@@ -85,6 +90,8 @@ class Node:
         self.procs: list[tuple[str, subprocess.Popen]] = []
         self.netns_before: set[str] = set()
         self.lock = None
+        self.kube_proxy: Path | None = None
+        self.chains_before: set[tuple[str, str]] = set()
 
     # --- start -----------------------------------------------------------------------------------
 
@@ -95,12 +102,17 @@ class Node:
         bin_dir = build.build_node()
         self._take_the_machine()
         self.netns_before = _netns()
+        self.chains_before = {(t, c) for t, c in KUBELET_CHAINS
+                              if subprocess.run(["iptables", "-t", t, "-S", c], capture_output=True).returncode == 0}
         self._write_cni()
         self._make_bridge()
+        self._route_api_server()
         self._start_containerd()
         self._load_pause(bin_dir / "pause")
         self._make_cgroups()
         self._start_kubelet(bin_dir / "kubelet")
+        self._start_kube_proxy(bin_dir / "kube-proxy")
+        self._start_dns(bin_dir / "coredns")
         self._wait_ready()
         return self
 
@@ -151,6 +163,29 @@ class Node:
         for cmd in (["ip", "link", "add", BRIDGE, "type", "bridge"],
                     ["ip", "addr", "add", f"{GATEWAY}/{POD_SUBNET.split('/')[1]}", "dev", BRIDGE],
                     ["ip", "link", "set", BRIDGE, "up"]):
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise NodeFailed(f"{' '.join(cmd)}: {done.stderr.strip()}")
+
+    def _route_api_server(self) -> None:
+        """Pods reach the API server at the kubernetes Service's address, as in any cluster (their
+        in-cluster clients, e.g. Knative's controllers, use it). No kube-proxy runs here: one DNAT
+        rule stands in for it, to the server on this machine's loopback (route_localnet on the
+        bridge only, so that loopback is reachable from the pods and from nowhere else)."""
+        from urllib.parse import urlsplit
+
+        from kubernetes import client, config
+
+        with config.new_client_from_config(config_file=str(self.kubeconfig)) as api:
+            server = urlsplit(api.configuration.host)
+            service_ip = client.CoreV1Api(api).read_namespaced_service("kubernetes", "default").spec.cluster_ip
+        _drop_api_rules()  # a crashed node's
+        if server.hostname not in ("127.0.0.1", "localhost"):
+            return  # a server elsewhere: pods would need a real route to it, not this machine's loopback
+        for cmd in (["sysctl", "-qw", f"net.ipv4.conf.{BRIDGE}.route_localnet=1"],
+                    ["iptables", "-t", "nat", "-A", "PREROUTING", "-i", BRIDGE, "-d", f"{service_ip}/32", "-p", "tcp",
+                     "--dport", "443", "-m", "comment", "--comment", API_RULE, "-j", "DNAT",
+                     "--to-destination", f"127.0.0.1:{server.port}"]):
             done = subprocess.run(cmd, capture_output=True, text=True)
             if done.returncode != 0:
                 raise NodeFailed(f"{' '.join(cmd)}: {done.stderr.strip()}")
@@ -241,12 +276,42 @@ state = "{self.root / 'containerd-state'}"
                              "nodefs.inodesFree": "1%"},
             "imageGCHighThresholdPercent": 100, "imageGCLowThresholdPercent": 99,
             "resolvConf": "/etc/resolv.conf", "serializeImagePulls": False,
+            "clusterDNS": [GATEWAY], "clusterDomain": CLUSTER_DOMAIN,
             "registerNode": True, "nodeStatusUpdateFrequency": "4s",
         }
         (self.root / "kubelet.json").write_text(json.dumps(config, indent=1))
         self._spawn("kubelet", [str(kubelet), f"--kubeconfig={self.kubeconfig}", f"--config={self.root / 'kubelet.json'}",
                                 f"--root-dir={self.root / 'kubelet'}", f"--hostname-override={NAME}",
                                 f"--node-ip={GATEWAY}", "--node-labels=type=real", "--v=1"])
+
+    def _start_kube_proxy(self, kube_proxy: Path) -> None:
+        """Services' cluster IPs routed to their endpoints (iptables rules, removed on stop), as
+        every node of a cluster has them: Knative's autoscaler, for one, reaches a revision's
+        Service by its cluster IP. Localhost node ports off: they would open loopback host-wide."""
+        self.kube_proxy = kube_proxy
+        self._spawn("kube-proxy", [str(kube_proxy), f"--kubeconfig={self.kubeconfig}", "--proxy-mode=iptables",
+                                   f"--hostname-override={NAME}", f"--cluster-cidr={POD_SUBNET}",
+                                   "--conntrack-max-per-core=0", "--iptables-localhost-nodeports=false",
+                                   f"--healthz-bind-address=127.0.0.1:{procs.free_port()}",
+                                   f"--metrics-bind-address=127.0.0.1:{procs.free_port()}", "--v=1"])
+
+    def _start_dns(self, coredns: Path) -> None:
+        """The cluster's DNS (CoreDNS, as in most clusters) on the bridge's address: pods find
+        Services by name (<service>.<namespace>.svc.cluster.local) and the rest through this
+        machine's resolver."""
+        (self.root / "Corefile").write_text(f""".:53 {{
+    bind {GATEWAY}
+    errors
+    kubernetes {CLUSTER_DOMAIN} in-addr.arpa ip6.arpa {{
+        kubeconfig {self.kubeconfig}
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+    }}
+    forward . /etc/resolv.conf
+    cache 5
+}}
+""")
+        self._spawn("coredns", [str(coredns), "-conf", str(self.root / "Corefile")])
 
     def _wait_ready(self) -> None:
         from kubernetes import client, config
@@ -280,6 +345,8 @@ state = "{self.root / 'containerd-state'}"
         self.procs.clear()
         self._kill_shims()
         self._remove_cgroups()
+        if self.kube_proxy is not None:  # its chains and rules
+            subprocess.run([str(self.kube_proxy), "--cleanup"], capture_output=True)
         self._remove_network()
         self._unmount()
         if self.lock is not None:
@@ -295,6 +362,9 @@ state = "{self.root / 'containerd-state'}"
 
         with contextlib.suppress(Exception), config.new_client_from_config(config_file=str(self.kubeconfig)) as api:
             core = client.CoreV1Api(api)
+            # cordoned first: a Deployment's pods (Knative's) would otherwise come back as fast as they go
+            with contextlib.suppress(client.ApiException):
+                core.patch_node(NAME, {"spec": {"unschedulable": True}})
             on_node = f"spec.nodeName={NAME}"
             for pod in core.list_pod_for_all_namespaces(field_selector=on_node).items:
                 with contextlib.suppress(client.ApiException):
@@ -335,6 +405,13 @@ state = "{self.root / 'containerd-state'}"
         rules = subprocess.run(["iptables", "-t", "nat", "-S"], capture_output=True, text=True).stdout.splitlines()
         # iptables -S quotes the comment as the shell would: "name: \"perflab\" id: \"<sandbox>\""
         ours = [r for r in rules if r.startswith("-A POSTROUTING ") and 'name: \\"perflab\\"' in r]
+        _drop_api_rules()
+        for table, chain in KUBELET_CHAINS:  # the kubelet's own chains, unless they were there before it
+            if (table, chain) not in self.chains_before:
+                for jump in ("INPUT", "OUTPUT"):
+                    subprocess.run(["iptables", "-t", table, "-D", jump, "-j", chain], capture_output=True)
+                subprocess.run(["iptables", "-t", table, "-F", chain], capture_output=True)
+                subprocess.run(["iptables", "-t", table, "-X", chain], capture_output=True)
         chains = set()
         for rule in ours:
             subprocess.run(["sh", "-c", "iptables -t nat " + rule.replace("-A ", "-D ", 1)], capture_output=True)
@@ -359,6 +436,12 @@ state = "{self.root / 'containerd-state'}"
         mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
         for point in sorted((m for m in mounts if m.startswith(str(self.root))), key=len, reverse=True):
             subprocess.run(["umount", "-l", point], capture_output=True)
+
+
+def _drop_api_rules() -> None:
+    rules = subprocess.run(["iptables", "-t", "nat", "-S", "PREROUTING"], capture_output=True, text=True).stdout
+    for rule in (r for r in rules.splitlines() if API_RULE in r):
+        subprocess.run(["sh", "-c", "iptables -t nat " + rule.replace("-A ", "-D ", 1)], capture_output=True)
 
 
 def _netns() -> set[str]:
