@@ -177,10 +177,12 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/")
 
 
-def native_image(binary: Path, image: str, out: Path, what: str, ports: list[int] | None = None) -> None:
+def native_image(binary: Path, image: str, out: Path, what: str, ports: list[int] | None = None,
+                 user: str = "") -> None:
     """A native executable's image: one layer with it at /app/<name> and the C libraries it links."""
     at = f"{APP_DIR}/{binary.name}"
     with tempfile.TemporaryDirectory(dir=base.images_dir()) as work:
         layer = base.native_layer(binary, at, Path(work))
-        oci.write_image(out, image, [layer], oci.ImageConfig(entrypoint=[at], working_dir=APP_DIR, ports=ports or []),
+        oci.write_image(out, image, [layer], oci.ImageConfig(entrypoint=[at], working_dir=APP_DIR, ports=ports or [],
+                                                                user=user),
                         history=[f"perflab: {what} binary and the C libraries it links"])

@@ -152,6 +152,7 @@ class ImageConfig:
     working_dir: str = "/"
     ports: list[int] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)
+    user: str = ""  # e.g. "65532": an image that pods may run with runAsNonRoot
 
 
 def write_image(path: Path, reference: str, layers: list[Layer], config: ImageConfig,
@@ -161,6 +162,7 @@ def write_image(path: Path, reference: str, layers: list[Layer], config: ImageCo
         "architecture": "amd64", "os": "linux", "created": "1970-01-01T00:00:01Z",
         "config": {"Entrypoint": config.entrypoint, "Env": [f"{k}={v}" for k, v in config.env.items()],
                    "WorkingDir": config.working_dir, "Labels": config.labels,
+                   **({"User": config.user} if config.user else {}),
                    "ExposedPorts": {f"{p}/tcp": {} for p in config.ports}},
         "rootfs": {"type": "layers", "diff_ids": [layer.diff_id for layer in layers]},
         "history": [{"created": "1970-01-01T00:00:01Z", "created_by": h} for h in (history or [])],

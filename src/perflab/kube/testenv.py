@@ -35,6 +35,7 @@ from perflab.kube import build
 NODE_CPUS = "4"
 NODE_MEMORY = "8Gi"
 READY_TIMEOUT_S = 120
+SERVICE_RANGE = "10.96.0.0/16"  # its first address is the kubernetes Service's
 LAB_USER = "perflab-lab"
 # the simulated kubelets cannot pull from this registry (the .invalid domain never resolves, as on a
 # real node): their pods wait with ErrImagePull instead of turning Ready
@@ -123,14 +124,19 @@ class ControlPlane:
             "--endpoint-reconciler-type=none",
             # a real node's name does not resolve here: reach its kubelet (logs, stats) by its address
             "--kubelet-preferred-address-types=InternalIP,Hostname",
-            "--authorization-mode=RBAC", "--service-cluster-ip-range=10.96.0.0/16",
+            # webhooks (Knative's) and aggregated APIs reached at their pods' addresses: no kube-proxy here
+            "--enable-aggregator-routing=true",
+            "--authorization-mode=RBAC", f"--service-cluster-ip-range={SERVICE_RANGE}",
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
             f"--service-account-key-file={keys['pub']}", f"--service-account-signing-key-file={keys['key']}"])
         self._wait_ready()
         self._write_kubeconfig()
         common = [f"--kubeconfig={self.kubeconfig}", "--leader-elect=false", "--secure-port=0"]
+        # --root-ca-file: pods' service account volumes carry the CA that signed the server's
+        # certificate, so in-cluster clients (Knative's controllers) verify it
         self._spawn("kube-controller-manager", [exe["kube-controller-manager"], *common,
-                                                f"--service-account-private-key-file={keys['key']}"])
+                                                f"--service-account-private-key-file={keys['key']}",
+                                                f"--root-ca-file={self.root / 'certs' / 'apiserver.crt'}"])
         self._spawn("kube-scheduler", [exe["kube-scheduler"], *common])
         # kwok plays the simulated nodes only: a real node's kubelet (perflab.kube.node) reports its own
         self._spawn("kwok", [exe["kwok"], f"--kubeconfig={self.kubeconfig}",
@@ -294,13 +300,23 @@ def _serve(plane: ControlPlane, real: "node.Node | None", postgres_url: str) -> 
 
 def main(argv: list[str]) -> int:
     args = [a for a in argv if not a.startswith("--")]
-    if not args or args[0] not in ("build", "up") or set(argv) - set(args) - {"--real-node"}:
+    if not args or args[0] not in ("build", "up") or set(argv) - set(args) - {"--real-node", "--knative"}:
         print(__doc__, file=sys.stderr)
-        print("usage: python -m perflab.kube.testenv build [--real-node] | up [NODES] [--real-node]", file=sys.stderr)
+        print("usage: python -m perflab.kube.testenv build [--real-node | --knative] | up [NODES] [--real-node | --knative]",
+              file=sys.stderr)
         return 2
-    real_node = "--real-node" in argv
+    with_knative = "--knative" in argv  # Knative runs its pods on the real node
+    real_node = "--real-node" in argv or with_knative
     if args[0] == "build":
-        return build.main(["--node"] if real_node else [])
+        code = build.main(["--node"] if real_node else [])
+        if code == 0 and with_knative:
+            from perflab.kube import knative
+            try:
+                knative.build_binaries()
+            except build.BuildFailed as exc:
+                print(f"perflab: {exc}", file=sys.stderr)
+                return 1
+        return code
     from perflab import signals
     from perflab.kube import node
 
@@ -310,6 +326,9 @@ def main(argv: list[str]) -> int:
             if not real_node:
                 _serve(plane, None, "")
             with node.running(plane.kubeconfig) as real, database_for_pods() as url:
+                if with_knative:
+                    from perflab.kube import knative
+                    knative.install(plane.kubeconfig, real)
                 _serve(plane, real, url)
     except KeyboardInterrupt:
         return 0
