@@ -39,3 +39,10 @@ def test_pushed_images_are_not_looked_for_on_the_nodes():
 def test_the_fix_names_the_files_and_the_commands():
     text = prepare.load_instructions(_wanted())
     assert "/w/images/q.tar" in text and "ctr -n k8s.io images import" in text and "kind load image-archive" in text
+
+
+def test_cold_starts_reference_that_is_also_a_planned_app_is_one_image_named_once():
+    wanted = _wanted()
+    wanted.refs[prepare.REFERENCE], wanted.tarballs[prepare.REFERENCE] = REF, wanted.tarballs["quarkus/jvm"]
+    assert prepare.missing_on_nodes([_node("b")], wanted) == [f"{REF} on b"]
+    assert prepare.load_instructions(wanted).count("/w/images/q.tar") == 1

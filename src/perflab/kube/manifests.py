@@ -179,6 +179,11 @@ def driver_job(name: str, run_id: str, *, image: str, args: list[str], away_from
                                          "args": args}]}}}}
 
 
+# the shortest autoscaling window Knative accepts: a revision without requests reaches zero sooner
+# (after the window and the cluster's scale-to-zero grace period); it has no part in a cold start
+KNATIVE_WINDOW = "6s"
+
+
 def knative_service(name: str, run_id: str, container: dict[str, Any]) -> Manifest:
     """A Knative Service scaling to zero (cold start is the first request after scale-down).
     Knative sets the port itself and forbids liveness on another port: keep the readiness probe."""
@@ -186,7 +191,8 @@ def knative_service(name: str, run_id: str, container: dict[str, Any]) -> Manife
     kn_container["ports"] = [{"containerPort": CONTAINER_PORT}]
     return {"apiVersion": "serving.knative.dev/v1", "kind": "Service", "metadata": _metadata(name, run_id),
             "spec": {"template": {"metadata": {"labels": run_labels(run_id, **{WORKLOAD: name}),
-                                               "annotations": {"autoscaling.knative.dev/min-scale": "0"}},
+                                               "annotations": {"autoscaling.knative.dev/min-scale": "0",
+                                                               "autoscaling.knative.dev/window": KNATIVE_WINDOW}},
                                   "spec": {"containers": [kn_container]}}}}
 
 

@@ -53,6 +53,38 @@ def images(plan: Plan, targets: list, say: Say) -> Images:
     return out
 
 
+REFERENCE = "coldstart-reference"  # the label of cold start's reference image among a run's images
+
+
+def reference(out: Images, plan: Plan, apps_root: Path | None, say: Say):
+    """Cold start's reference app/mode (the Go reference) as a target, its image provided as the
+    apps' are; or why it cannot be (a str)."""
+    from perflab import apps
+    from perflab.runner import Target
+    from perflab.scenarios.coldstart import reference_mode
+
+    name = plan.settings("coldstart").reference
+    try:
+        app = apps.with_dirs(apps.discover(apps_root), plan["app_dirs"])[0][name]
+    except KeyError:
+        return f"on kubernetes: cold start's reference app {name!r} is not known"
+    target = Target(app, reference_mode(app))
+    if target.label in out.refs:  # also one of the plan's apps: the same image
+        out.refs[REFERENCE] = out.refs[target.label]
+        if target.label in out.tarballs:
+            out.tarballs[REFERENCE] = out.tarballs[target.label]
+        return target
+    placement = plan.model.placement
+    try:
+        _provide(out, REFERENCE, placement.images,
+                 lambda: kube_images.reference(app, target.mode, placement.registry),
+                 lambda: kube_images.build(app, target.mode, images=placement.images, registry=placement.registry,
+                                           base_image=placement.base_image, log=say))
+    except kube_images.NoImage as exc:
+        return f"on kubernetes: cold start's reference {target.label} has no image: {exc.message}"
+    return target
+
+
 def driver(out: Images, placement, say: Say) -> None:
     """The load driver's image, provided as the apps' are (placement.images)."""
     _provide(out, driver_image.LABEL, placement.images, lambda: driver_image.reference(placement.registry),
@@ -83,11 +115,11 @@ def missing_on_nodes(nodes: list, wanted: Images) -> list[str]:
         names = {n for image in listed for n in image.names or []}
         missing += [f"{ref} on {node.metadata.name}" for label, ref in wanted.refs.items()
                     if label in wanted.tarballs and oci.full_name(ref) not in names and ref not in names]
-    return missing
+    return list(dict.fromkeys(missing))  # cold start's reference may be one of the apps
 
 
 def load_instructions(wanted: Images) -> str:
-    files = " ".join(str(p) for p in wanted.tarballs.values())
+    files = " ".join(dict.fromkeys(str(p) for p in wanted.tarballs.values()))
     return (f"load the images into every node, then run again: on each node `ctr -n k8s.io images import FILE` "
             f"(a kind cluster: `kind load image-archive FILE`) for FILE in {files}")
 
@@ -105,7 +137,7 @@ def container_for(plan: Plan, target, image: str, pull_policy: str, db_env: dict
 
 
 def rendered(plan: Plan, targets: list, wanted: Images, measured: Callable,
-             db_env: dict[str, str]) -> list[manifests.Manifest]:
+             db_env: dict[str, str], cold_reference=None) -> list[manifests.Manifest]:
     """Every object the run will create, as it will create them (names, limits, images)."""
     placement, run_id = plan.model.placement, DRY_RUN_ID
     bodies = [manifests.namespace(f"{placement.namespace}-{run_id}", run_id, "dry-run"),
@@ -120,6 +152,11 @@ def rendered(plan: Plan, targets: list, wanted: Images, measured: Callable,
                                   manifests.POSTGRES)
         name = manifests.workload_name(target.app.name, target.mode)
         bodies += [manifests.app_deployment(name, run_id, container, replicas=0), manifests.app_service(name, run_id)]
+        if "coldstart" in scenarios and cold_reference is not None:
+            ref_container = container_for(plan, cold_reference, wanted.refs[REFERENCE], wanted.pull_policy, db_env,
+                                          manifests.POSTGRES)
+            bodies += [manifests.knative_service(f"cold-{name}", run_id, container),
+                       manifests.knative_service(f"cold-ref-{name}", run_id, ref_container)]
         if "density" in scenarios:
             bodies += [manifests.resource_quota(run_id, plan.settings("density").budget_mb),
                        manifests.app_pod(f"{name}-0", run_id, container, name)]

@@ -10,6 +10,7 @@ namespaces are deleted before the lab exits, and a run first removes what a cras
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import secrets
 import time
 from pathlib import Path
@@ -20,21 +21,24 @@ from kubernetes.client.exceptions import ApiException
 
 from perflab import environment, signals
 from perflab.errors import LabError
-from perflab.kube import cluster as kube_cluster, driver_image, load, manifests, measure, prepare
+from perflab.kube import cluster as kube_cluster, coldstart as kube_coldstart, driver_image, load, manifests, \
+    measure, prepare
 from perflab.kube.loadjob import Driver
 from perflab.kube.objects import Objects, api_message
 from perflab.plan import Plan
 from perflab.postgres import Connection
 from perflab.store import Store
 
-# what runs on the cluster today; other planned scenarios are recorded as unavailable there
-ON_KUBERNETES = ("startup", "scaleup", "density", *load.SCENARIOS)
+# what runs on the cluster today (coldstart where Knative Serving is installed); other planned
+# scenarios are recorded as unavailable there
+ON_KUBERNETES = ("startup", "scaleup", "density", "coldstart", *load.SCENARIOS)
 # why the other scenarios do not run on a cluster, in words that are true there
 NO_KNATIVE = ("on kubernetes: no Knative: the cluster does not serve serving.knative.dev/v1 Service; "
               "serverless cold start is measured through Knative Serving")
-KNATIVE_UNREACHABLE = ("on kubernetes: Knative Serving is installed, but a cold start through it starts with a "
-                       "request to its ingress carrying the Knative Service's host name, and the lab reaches "
-                       "the cluster only through the API server's service proxy, which cannot; not measured")
+NO_ACTIVATOR = ("on kubernetes: the cluster serves Knative's Service kind, but Knative's activator "
+                f"({kube_coldstart.ACTIVATOR_NAMESPACE}/{kube_coldstart.ACTIVATOR_SERVICE}) is not there: "
+                "is Knative Serving installed whole?")
+COLD_ON_SIMULATED = "on kubernetes: the nodes are simulated (kwok): no pod starts, so there is no cold start to time"
 NOT_ON_CLUSTER = "on kubernetes: {scenario} runs only with placement = local"
 Say = Callable[[str], None]
 SIMULATED_REDUCTION = ("nodes simulated by kwok: pods run no containers, so these figures time the "
@@ -60,7 +64,8 @@ def _run_plan(plan: Plan, say: Say, apps_root: Path | None) -> str:
     targets = select_targets(plan, apps_root)
     cluster_env = kube_cluster.environment(cluster)
     simulated = cluster_env["simulated_nodes"]
-    wanted = _prepare(objs, plan, targets, simulated, say)
+    cold = _Coldstart(_coldstart_unavailable(objs, simulated))
+    wanted = _prepare(objs, plan, targets, simulated, cold, say, apps_root)
     env = environment.capture(frameworks={t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets})
     env["placement"] = {"kind": "kubernetes", **cluster_env, "images": wanted.refs}
     env["topology"] = _topology(env["placement"], placement)
@@ -76,7 +81,7 @@ def _run_plan(plan: Plan, say: Say, apps_root: Path | None) -> str:
         _create_namespace(objs, namespace, run_id, placement.timeout_s)
         db_env, db_secret = _database(objs, namespace, run_id, placement)
         for target in targets:
-            _run_target(store, run_id, objs, plan, target, namespace, db_env, db_secret, simulated, wanted, say)
+            _run_target(store, run_id, objs, plan, target, namespace, db_env, db_secret, simulated, wanted, cold, say)
     except KeyboardInterrupt:
         status = "interrupted"
         raise
@@ -94,17 +99,46 @@ def _run_plan(plan: Plan, say: Say, apps_root: Path | None) -> str:
     return run_id
 
 
-def _prepare(objs: Objects, plan: Plan, targets: list, simulated: bool, say: Say) -> prepare.Images:
+@dataclasses.dataclass
+class _Coldstart:
+    """Whether cold start runs on this cluster ("" or why not) and, once images are settled, its
+    reference target."""
+
+    why_not: str
+    reference: object = None
+
+
+def _coldstart_unavailable(objs: Objects, simulated: bool) -> str:
+    if not objs.serves("serving.knative.dev/v1", "Service"):
+        return NO_KNATIVE
+    try:
+        objs.cluster.core().read_namespaced_service(kube_coldstart.ACTIVATOR_SERVICE, kube_coldstart.ACTIVATOR_NAMESPACE)
+    except ApiException as exc:
+        if exc.status == 404:
+            return NO_ACTIVATOR
+        raise
+    return COLD_ON_SIMULATED if simulated else ""
+
+
+def _prepare(objs: Objects, plan: Plan, targets: list, simulated: bool, cold: _Coldstart, say: Say,
+             apps_root: Path | None) -> prepare.Images:
     """Images first (made when the plan asks), then every object dry-run on the API server:
     whatever is wrong stops the run here, before anything exists on the cluster."""
     placement = plan.model.placement
     wanted = prepare.images(plan, targets, say)
 
     def measured(target) -> list[str]:
-        return [s for s in plan.scenarios_for(target.mode, target.default_mode) if s in ON_KUBERNETES]
+        return [s for s in plan.scenarios_for(target.mode, target.default_mode)
+                if s in ON_KUBERNETES and not (s == "coldstart" and cold.why_not)]
 
     if any(set(measured(t)) & set(load.SCENARIOS) for t in targets if not t.unavailable):
         prepare.driver(wanted, placement, say)
+    if any("coldstart" in measured(t) for t in targets if not t.unavailable):
+        found = prepare.reference(wanted, plan, apps_root, say)
+        if isinstance(found, str):
+            cold.why_not = found
+        else:
+            cold.reference = found
     if wanted.tarballs:
         if simulated:
             say("the nodes are simulated: the image tarballs are not loaded anywhere (nothing runs them)")
@@ -115,7 +149,7 @@ def _prepare(objs: Objects, plan: Plan, targets: list, simulated: bool, say: Say
                                fix=prepare.load_instructions(wanted))
     db_env = (Connection.from_url(placement.postgres_url).app_env() if placement.postgres_url
               else manifests.db_env_in_namespace(f"{placement.namespace}-{prepare.DRY_RUN_ID}"))
-    prepare.dry_run(objs, prepare.rendered(plan, targets, wanted, measured, db_env))
+    prepare.dry_run(objs, prepare.rendered(plan, targets, wanted, measured, db_env, cold.reference))
     return wanted
 
 
@@ -183,7 +217,8 @@ def _database(objs: Objects, namespace: str, run_id: str, placement) -> tuple[di
 
 
 def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, namespace: str,
-                db_env: dict[str, str], db_secret: str, simulated: bool, wanted: prepare.Images, say: Say) -> None:
+                db_env: dict[str, str], db_secret: str, simulated: bool, wanted: prepare.Images, cold: _Coldstart,
+                say: Say) -> None:
     app, mode = target.app, target.mode
     planned = plan.scenarios_for(mode, target.default_mode)
     if target.unavailable:
@@ -198,12 +233,17 @@ def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, na
     driver = Driver(wanted.refs.get(driver_image.LABEL, ""), wanted.pull_policy)
     results: dict[str, object] = {}  # what a scenario hands to later ones (sweep's maxima to latency)
     for name in planned:
-        if name not in ON_KUBERNETES:
-            store.add_outcome(run_id, app.name, mode, name, "unavailable", _why_not(objs, name))
+        if name not in ON_KUBERNETES or (name == "coldstart" and cold.why_not):
+            why = cold.why_not if name == "coldstart" else NOT_ON_CLUSTER.format(scenario=name)
+            store.add_outcome(run_id, app.name, mode, name, "unavailable", why)
             continue
         say(f"{target.label} {name} ...")
         try:
-            figures = _scenario(objs, plan, name, w, db_secret, driver, results)
+            if name == "coldstart":
+                figures = kube_coldstart.run(objs, w, _reference_workload(plan, cold.reference, w, wanted, db_env,
+                                                                          db_secret), plan.settings(name).runs)
+            else:
+                figures = _scenario(objs, plan, name, w, db_secret, driver, results)
         except (LabError, TimeoutError) as exc:
             reason = getattr(exc, "message", str(exc)) + (f"; fix: {exc.fix}" if getattr(exc, "fix", None) else "")
             say(f"warning: {target.label} {name}: failed: {reason}")
@@ -223,10 +263,13 @@ def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, na
         results[name] = figures.result
 
 
-def _why_not(objs: Objects, scenario: str) -> str:
-    if scenario == "coldstart":  # serverless cold start is Knative's
-        return KNATIVE_UNREACHABLE if objs.serves("serving.knative.dev/v1", "Service") else NO_KNATIVE
-    return NOT_ON_CLUSTER.format(scenario=scenario)
+def _reference_workload(plan: Plan, reference, w: measure.Workload, wanted: prepare.Images, db_env: dict[str, str],
+                        db_secret: str) -> measure.Workload:
+    """Cold start's reference with the app's limits and database, in the app's namespace."""
+    container = prepare.container_for(plan, reference, wanted.refs[prepare.REFERENCE], wanted.pull_policy, db_env,
+                                      db_secret)
+    return measure.Workload(reference.app.name, reference.mode, w.namespace, w.run_id, container,
+                            reference.app.ready_path, reference.app.first_response_path, w.simulated, w.timeout_s)
 
 
 def _scenario(objs: Objects, plan: Plan, name: str, w: measure.Workload, db_secret: str, driver: Driver,
