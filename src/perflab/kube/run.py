@@ -241,7 +241,7 @@ def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, na
         try:
             if name == "coldstart":
                 figures = kube_coldstart.run(objs, w, _reference_workload(plan, cold.reference, w, wanted, db_env,
-                                                                          db_secret), plan.settings(name).runs)
+                                                                          db_secret), plan.settings(name), say)
             else:
                 figures = _scenario(objs, plan, name, w, db_secret, driver, results)
         except (LabError, TimeoutError) as exc:
