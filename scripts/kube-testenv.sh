@@ -5,7 +5,9 @@
 #   scripts/kube-testenv.sh build       # compile (once; tens of minutes on two cores)
 #   scripts/kube-testenv.sh up [NODES]  # start it; prints the KUBECONFIG to export; Ctrl-C stops it
 # With --real-node (root): also the kubelet, and one real node that runs pods under Debian's
-# containerd and runc, with a PostgreSQL its pods reach (build --real-node compiles the kubelet).
+# containerd and runc, with kube-proxy, cluster DNS and a PostgreSQL its pods reach (build
+# --real-node compiles the node's binaries). With --knative: the real node and Knative Serving on
+# it (build --knative compiles Knative's components, about two minutes).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/perflab" --help >/dev/null   # creates the project's virtualenv on first use

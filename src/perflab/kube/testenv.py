@@ -2,10 +2,12 @@
 manager and scheduler built from source (perflab.kube.build), plus kwok playing the kubelets of a
 few simulated nodes. Pods on those nodes become Running and Ready without any container: what is
 measured there is the control plane's work, never an app's. With --real-node, one real node
-(perflab.kube.node: kubelet, containerd, runc) joins instead, with a PostgreSQL its pods reach.
+(perflab.kube.node: kubelet, kube-proxy, CoreDNS, containerd, runc) joins instead, with a
+PostgreSQL its pods reach; --knative adds Knative Serving on it (perflab.kube.knative).
 
     python -m perflab.kube.testenv up [NODES]       # prints the KUBECONFIG to use; Ctrl-C stops it
     python -m perflab.kube.testenv up --real-node   # the same with a real node (root)
+    python -m perflab.kube.testenv up --knative     # a real node with Knative Serving (root)
 
 Everything (data, keys, logs, kubeconfig) lives in one directory that is removed on stop.
 """
