@@ -116,7 +116,7 @@ def _version_stamp() -> str:
         ("gitVersion", KUBERNETES_VERSION), ("gitMajor", major), ("gitMinor", minor), ("gitTreeState", "clean")))
 
 
-def _check_go() -> str:
+def check_go() -> str:
     go = shutil.which("go")
     if go is None:
         raise BuildFailed("Go is not installed: the test control plane is compiled from source "
@@ -132,7 +132,7 @@ def _check_go() -> str:
     return go
 
 
-def _run(step: str, cmd: list[str], cwd: Path, env: dict[str, str], log_path: Path, log: Log) -> None:
+def run_step(step: str, cmd: list[str], cwd: Path, env: dict[str, str], log_path: Path, log: Log) -> None:
     log(f"kube test env: {step} ...")
     started = time.monotonic()
     with open(log_path, "a") as out:
@@ -149,7 +149,7 @@ def build(log: Log = say) -> Path:
     """Build the control plane's binaries once; return the directory holding them."""
     if built():
         return root() / "bin"
-    go = _check_go()
+    go = check_go()
     with exclusive_lock(cache_dir() / "locks" / "kube-testenv.lock"):
         if built():
             return root() / "bin"
@@ -165,16 +165,17 @@ def build(log: Log = say) -> Path:
         log(f"kube test env: building Kubernetes {KUBERNETES_VERSION} control plane from the Go "
             f"module proxy into {root()} (once per machine; log: {log_path})")
         started = time.monotonic()
-        _run("resolving modules", [go, "mod", "tidy"], src, env, log_path, log)
+        run_step("resolving modules", [go, "mod", "tidy"], src, env, log_path, log)
         packages = [("etcd", "./etcd")] + [(c, f"k8s.io/kubernetes/cmd/{c}") for c in KUBE_COMMANDS]
         for name, package in packages:
             if not binary(name).is_file():
-                _run(f"compiling {name}", [go, "build", "-ldflags", _version_stamp(), "-o", str(binary(name)), package],
-                     src, env, log_path, log)
+                run_step(f"compiling {name}",
+                         [go, "build", "-ldflags", _version_stamp(), "-o", str(binary(name)), package],
+                         src, env, log_path, log)
         if not binary("kwok").is_file():
             kwok_env = dict(env, GOBIN=str(root() / "bin"))
-            _run("compiling kwok", [go, "install", f"sigs.k8s.io/kwok/cmd/kwok@{KWOK_VERSION}"], src,
-                 kwok_env, log_path, log)
+            run_step("compiling kwok", [go, "install", f"sigs.k8s.io/kwok/cmd/kwok@{KWOK_VERSION}"], src,
+                     kwok_env, log_path, log)
         if not kwok_stages().is_file():
             _write_kwok_stages(go, env)
         log(f"kube test env: built in {time.monotonic() - started:.0f} s")
@@ -214,7 +215,7 @@ def module_dir(go: str, module: str) -> Path:
 def knative_service_crd() -> Path:
     """Knative Serving's Service CRD, from its module on the Go module proxy (downloaded once)."""
     module = f"knative.dev/serving@{KNATIVE_SERVING_VERSION}"
-    crd = module_dir(_check_go(), module) / "config" / "core" / "300-resources" / "service.yaml"
+    crd = module_dir(check_go(), module) / "config" / "core" / "300-resources" / "service.yaml"
     if not crd.is_file():
         raise BuildFailed(f"{module}: no {crd}")
     return crd
@@ -252,7 +253,7 @@ def build_node(log: Log = say) -> Path:
     build(log)
     if node_built():
         return root() / "bin"
-    go = _check_go()
+    go = check_go()
     with exclusive_lock(cache_dir() / "locks" / "kube-testenv.lock"):
         if node_built():
             return root() / "bin"
@@ -263,16 +264,17 @@ def build_node(log: Log = say) -> Path:
         (src / "pause" / "main.go").write_text(PAUSE_GO)
         log_path = root() / "build.log"
         env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-p=1", CGO_ENABLED="0")
-        _run("resolving the kubelet's modules", [go, "mod", "tidy"], src, env, log_path, log)
+        run_step("resolving the kubelet's modules", [go, "mod", "tidy"], src, env, log_path, log)
         for command in ("kubelet", "kube-proxy"):
             if not binary(command).is_file():
-                _run(f"compiling {command}", [go, "build", "-ldflags", _version_stamp(), "-o", str(binary(command)),
-                                              f"k8s.io/kubernetes/cmd/{command}"], src, env, log_path, log)
+                run_step(f"compiling {command}", [go, "build", "-ldflags", _version_stamp(), "-o",
+                                                  str(binary(command)), f"k8s.io/kubernetes/cmd/{command}"],
+                         src, env, log_path, log)
         if not binary("coredns").is_file():
             coredns = module_dir(go, f"github.com/coredns/coredns@{COREDNS_VERSION}")
-            _run("compiling coredns", [go, "build", "-trimpath", "-o", str(binary("coredns")), "."], coredns,
-                 dict(env, GOFLAGS="-mod=mod -p=1"), log_path, log)
-        _run("compiling pause", [go, "build", "-o", str(binary("pause")), "./pause"], src, env, log_path, log)
+            run_step("compiling coredns", [go, "build", "-trimpath", "-o", str(binary("coredns")), "."], coredns,
+                     dict(env, GOFLAGS="-mod=mod -p=1"), log_path, log)
+        run_step("compiling pause", [go, "build", "-o", str(binary("pause")), "./pause"], src, env, log_path, log)
     return root() / "bin"
 
 

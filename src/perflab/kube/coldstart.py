@@ -52,15 +52,19 @@ class KnativeService:
         """The revision's name once Knative made it ready (its first pod passed the probes)."""
         deadline = time.monotonic() + self.w.timeout_s
         while time.monotonic() < deadline:
-            status = self.objs.get("serving.knative.dev/v1", "Service", self.name, self.w.namespace).to_dict().get("status", {})
+            ksvc = self.objs.get("serving.knative.dev/v1", "Service", self.name, self.w.namespace)
+            status = ksvc.to_dict().get("status", {})
             self.revision = status.get("latestReadyRevisionName") or ""
             if self.revision:
                 return self.revision
-            failed = [c for c in status.get("conditions", []) if c["type"] == "ConfigurationsReady" and c["status"] == "False"]
+            failed = [c for c in status.get("conditions", [])
+                      if c["type"] == "ConfigurationsReady" and c["status"] == "False"]
             if failed:
-                raise LabError(f"Knative Service {self.name}: {failed[0].get('reason')}: {failed[0].get('message', '')}")
+                raise LabError(f"Knative Service {self.name}: {failed[0].get('reason')}: "
+                               f"{failed[0].get('message', '')}")
             time.sleep(0.5)
-        raise LabError(f"Knative Service {self.name}: no ready revision within placement.timeout_s = {self.w.timeout_s:g} s")
+        raise LabError(f"Knative Service {self.name}: no ready revision within placement.timeout_s = "
+                       f"{self.w.timeout_s:g} s")
 
     def pods(self) -> list:
         return self.objs.cluster.core().list_namespaced_pod(self.w.namespace,

@@ -60,9 +60,9 @@ def _pinned(serving: Path, module: str) -> str:
     raise build.BuildFailed(f"{MODULE}@{VERSION}: go.mod does not require {module}")
 
 
-def sources(log: Log = say) -> dict[str, Path]:
+def sources() -> dict[str, Path]:
     """The module directories of Serving and of the networking and caching modules it pins."""
-    go = build._check_go()
+    go = build.check_go()
     serving = build.module_dir(go, f"{MODULE}@{VERSION}")
     found = {"serving": serving}
     for name in ("networking", "caching"):
@@ -78,15 +78,15 @@ def build_binaries(log: Log = say) -> Path:
     """Knative's commands compiled once per machine (about two minutes on two cores)."""
     if built():
         return root() / "bin"
-    go = build._check_go()
+    go = build.check_go()
     with exclusive_lock(cache_dir() / "locks" / "kube-testenv.lock"):
         if built():
             return root() / "bin"
-        serving = sources(log)["serving"]
+        serving = sources()["serving"]
         (root() / "bin").mkdir(parents=True, exist_ok=True)
         env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod -p=1", CGO_ENABLED="0")
         log(f"kube test env: compiling Knative Serving {VERSION} from the Go module proxy into {root()} (once)")
-        build._run("compiling Knative Serving", [go, "build", "-trimpath", "-o", str(root() / "bin") + "/",
+        build.run_step("compiling Knative Serving", [go, "build", "-trimpath", "-o", str(root() / "bin") + "/",
                                                  *(f"./cmd/{c}" for c in COMMANDS)],
                    serving, env, root() / "build.log", log)
     return root() / "bin"
@@ -119,7 +119,8 @@ def _documents(paths: list[Path]) -> list[dict[str, Any]]:
 def _sources_in_order(src: dict[str, Path]) -> list[Path]:
     core = src["serving"] / "config" / "core"
     net = src["networking"] / "config"
-    files = [core / "100-namespace.yaml", core / "200-serviceaccount.yaml", *sorted((core / "200-roles").glob("*.yaml")),
+    files = [core / "100-namespace.yaml", core / "200-serviceaccount.yaml",
+             *sorted((core / "200-roles").glob("*.yaml")),
              *sorted((core / "300-resources").glob("*.yaml")),
              *(net / f for f in ("certificate.yaml", "ingress.yaml", "serverlessservice.yaml", "domain-claim.yaml")),
              src["caching"] / "config" / "image.yaml",
@@ -171,7 +172,7 @@ def install(kubeconfig: Path, node, log: Log = say) -> None:
     from kubernetes import client, config, dynamic
 
     bin_dir = build_binaries(log)
-    src = sources(log)
+    src = sources()
     load_images(node, bin_dir, log)
     docs = rendered(src)
     with config.new_client_from_config(config_file=str(kubeconfig)) as api:

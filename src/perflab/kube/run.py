@@ -112,7 +112,8 @@ def _coldstart_unavailable(objs: Objects, simulated: bool) -> str:
     if not objs.serves("serving.knative.dev/v1", "Service"):
         return NO_KNATIVE
     try:
-        objs.cluster.core().read_namespaced_service(kube_coldstart.ACTIVATOR_SERVICE, kube_coldstart.ACTIVATOR_NAMESPACE)
+        objs.cluster.core().read_namespaced_service(kube_coldstart.ACTIVATOR_SERVICE,
+                                                    kube_coldstart.ACTIVATOR_NAMESPACE)
     except ApiException as exc:
         if exc.status == 404:
             return NO_ACTIVATOR
