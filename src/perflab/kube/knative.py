@@ -86,9 +86,9 @@ def build_binaries(log: Log = say) -> Path:
         (root() / "bin").mkdir(parents=True, exist_ok=True)
         env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod -p=1", CGO_ENABLED="0")
         log(f"kube test env: compiling Knative Serving {VERSION} from the Go module proxy into {root()} (once)")
-        build.run_step("compiling Knative Serving", [go, "build", "-trimpath", "-o", str(root() / "bin") + "/",
-                                                 *(f"./cmd/{c}" for c in COMMANDS)],
-                   serving, env, root() / "build.log", log)
+        build.run_step("compiling Knative Serving",
+                       [go, "build", "-trimpath", "-o", str(root() / "bin") + "/", *(f"./cmd/{c}" for c in COMMANDS)],
+                       serving, env, root() / "build.log", log)
     return root() / "bin"
 
 
