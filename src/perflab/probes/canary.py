@@ -1,0 +1,157 @@
+"""Host-speed canary: how fast a CPU of this host was at one moment, from a fixed workload.
+
+On a VM the host's speed drifts (neighbours, frequency, the hypervisor's scheduling) and /proc/stat
+may show no steal time, so a slow spell looks like a slower app. The canary (canary.c, compiled
+once with ``cc -O2`` into the lab's cache) runs a fixed, deterministic, allocation-free workload
+pinned to the CPUs asked for, a few repetitions of ~15 ms each:
+
+- an integer chain (xorshift-multiply, each step depends on the last): sees a CPU that runs
+  slower or is shared (frequency, steal, a competing thread on the same CPU or its SMT sibling);
+- a pointer chase through a 4 MiB random cycle (small pages): sees the latency of the cache
+  levels beyond L2 and of the TLB, and neighbours that evict them.
+
+It does not see memory bandwidth taken by neighbours beyond what its 4 MiB needs, I/O, or a
+slowdown on CPUs it did not run on; and it is a single thread, so it says nothing about scaling.
+A reading is the median of its repetitions; ``spread`` says how much they disagreed (a busy
+spell during the reading itself). ``slow`` flags a reading more than a threshold above the
+median of the run's readings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+from perflab.drivers.install import exclusive_lock
+from perflab.errors import LabError
+from perflab.paths import cache_dir
+
+SOURCE = Path(__file__).with_name("canary.c")
+CFLAGS = ("-O2",)
+DEFAULT_WORK = 4_000_000  # canary.c's default: ALU steps per repetition (the chase does 1/8)
+SLOW_THRESHOLD = 0.05
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One canary reading on ``cpus``: medians over its repetitions, in milliseconds."""
+
+    cpus: tuple[int, ...]
+    ms: float                 # median of the repetition totals (alu + mem)
+    alu_ms: float             # median of the integer chain's times
+    mem_ms: float             # median of the pointer chase's times
+    spread: float             # max / min - 1 of the repetition totals
+    reps: tuple[float, ...]   # every repetition's total, in order
+    work: int                 # ALU steps per repetition: readings compare only at equal work
+    build: str                # hash of canary.c and the flags: readings compare only within one
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["cpus"] = list(self.cpus)
+        data["reps"] = list(self.reps)
+        return data
+
+
+def _build_id(source: Path) -> str:
+    digest = hashlib.sha256(source.read_bytes())
+    digest.update(" ".join(CFLAGS).encode())
+    return digest.hexdigest()[:12]
+
+
+def ensure(log: Log = print, *, source: Path = SOURCE) -> Path:
+    """The compiled canary, built once per source version into ``<cache>/canary/``."""
+    build = _build_id(source)
+    target = cache_dir() / "canary" / f"canary-{build}"
+    if target.is_file():
+        return target
+    compiler = shutil.which("cc")
+    if compiler is None:
+        raise LabError("no C compiler ('cc') to build the host-speed canary",
+                       fix="apt-get install gcc (or your system's C compiler as 'cc')")
+    with exclusive_lock(cache_dir() / "locks" / "canary.lock"):
+        if target.is_file():  # another process built it while we waited
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        log(f"building the host-speed canary (once): cc {' '.join(CFLAGS)} {source.name}")
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        os.close(fd)
+        try:
+            done = subprocess.run([compiler, *CFLAGS, "-o", temporary, str(source)],
+                                  capture_output=True, text=True, timeout=120)
+            if done.returncode != 0:
+                raise LabError("the host-speed canary did not compile",
+                               details=(done.stderr or done.stdout).strip()[-2000:],
+                               fix=f"check that 'cc {' '.join(CFLAGS)} {source}' works")
+            os.replace(temporary, target)
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+    return target
+
+
+def measure(cpus: list[int], reps: int = 5, *, work: int = DEFAULT_WORK,
+            timeout: float = 5.0, binary: Path | None = None) -> Reading:
+    """Run the canary pinned to ``cpus`` (it pins itself before allocating) and read it."""
+    if not cpus or reps < 1:
+        raise ValueError("measure needs at least one CPU and one repetition")
+    path = binary or ensure(log=lambda _: None)
+    command = [str(path), str(reps), str(work), ",".join(str(cpu) for cpu in cpus)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise LabError(f"the host-speed canary took over {timeout:g} s on CPUs {cpus}",
+                       fix="the host is badly overloaded, or fewer repetitions are needed") from None
+    if done.returncode != 0:
+        raise LabError(f"the host-speed canary failed on CPUs {cpus}: "
+                       f"{done.stderr.strip() or f'exit status {done.returncode}'}")
+    alu, mem, checks = _parse(done.stdout, reps)
+    if len(set(checks)) != 1:
+        raise LabError(f"the host-speed canary computed different results across repetitions "
+                       f"({sorted(set(checks))}): the CPU or the build is faulty")
+    totals = [a + m for a, m in zip(alu, mem)]
+    return Reading(cpus=tuple(cpus), ms=statistics.median(totals),
+                   alu_ms=statistics.median(alu), mem_ms=statistics.median(mem),
+                   spread=max(totals) / min(totals) - 1, reps=tuple(totals), work=work,
+                   build=path.name.rpartition("-")[2])
+
+
+def _parse(stdout: str, reps: int) -> tuple[list[float], list[float], list[str]]:
+    alu: list[float] = []
+    mem: list[float] = []
+    checks: list[str] = []
+    try:
+        for line in stdout.splitlines():
+            alu_ns, mem_ns, check = line.split()
+            alu.append(int(alu_ns) / 1e6)
+            mem.append(int(mem_ns) / 1e6)
+            checks.append(check)
+    except ValueError:
+        raise LabError(f"unexpected output from the host-speed canary: {stdout[:200]!r}") from None
+    if len(alu) != reps or min(a + m for a, m in zip(alu, mem)) <= 0:
+        raise LabError(f"the host-speed canary printed {len(alu)} repetitions of {reps}, "
+                       f"or a zero time: {stdout[:200]!r}")
+    return alu, mem, checks
+
+
+def deviations(readings_ms: list[float]) -> list[float]:
+    """Each reading's relative deviation from the median of all (0.1 = 10 % slower)."""
+    if not readings_ms:
+        return []
+    middle = statistics.median(readings_ms)
+    if middle <= 0:
+        raise ValueError("canary readings must be positive")
+    return [value / middle - 1 for value in readings_ms]
+
+
+def slow(reading_ms: float, median_ms: float, threshold: float = SLOW_THRESHOLD) -> bool:
+    """Whether a reading took more than ``threshold`` longer than the median (the host was slow)."""
+    return reading_ms > median_ms * (1 + threshold)
