@@ -85,7 +85,7 @@ def test_the_default_work_is_one_the_binary_agrees_with(binary):
     define = re.search(r"#define DEFAULT_WORK (\d+)L", canary.SOURCE.read_text())
     assert define and int(define.group(1)) == canary.DEFAULT_WORK
     reading = canary.measure([allowed_cpus()[0]], reps=1, binary=binary)
-    assert 1 < reading.ms < 1000  # ~15 ms on an idle 2020s x86 core
+    assert 1 < reading.ms < 1000  # ~20 ms on an idle 2020s x86 core
 
 
 def test_the_work_is_deterministic(binary):

@@ -3,12 +3,13 @@
 On a VM the host's speed drifts (neighbours, frequency, the hypervisor's scheduling) and /proc/stat
 may show no steal time, so a slow spell looks like a slower app. The canary (canary.c, compiled
 once with ``cc -O2`` into the lab's cache) runs a fixed, deterministic, allocation-free workload
-pinned to the CPUs asked for, a few repetitions of ~15 ms each:
+pinned to the CPUs asked for, a few repetitions of ~20 ms each:
 
 - an integer chain (xorshift-multiply, each step depends on the last): sees a CPU that runs
   slower or is shared (frequency, steal, a competing thread on the same CPU or its SMT sibling);
 - a pointer chase through a 4 MiB random cycle (small pages): sees the latency of the cache
-  levels beyond L2 and of the TLB, and neighbours that evict them.
+  levels beyond L2 and of the TLB, and neighbours that evict them. On a busy host it varies far
+  more than the chain (bench/README.md): ``alu_ms`` is the steadier measure of the CPU itself.
 
 It does not see memory bandwidth taken by neighbours beyond what its 4 MiB needs, I/O, or a
 slowdown on CPUs it did not run on; and it is a single thread, so it says nothing about scaling.
