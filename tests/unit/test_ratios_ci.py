@@ -1,0 +1,94 @@
+"""Intervals for a ratio of two apps from launch-level values: honest coverage, pairing by round
+cancelling a drift both sides share, the rounds a precision needs, and the two-level split."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from perflab import ratios_ci
+
+
+def _experiment(rng, rounds: int, true_ratio: float, own_cv: float, host_cv: float):
+    """Per round one launch of each app; the host's speed in that round moves both."""
+    host = rng.lognormal(0, host_cv, rounds)
+    a = {r + 1: 20_000 * true_ratio * host[r] * rng.lognormal(0, own_cv) for r in range(rounds)}
+    b = {r + 1: 20_000 * host[r] * rng.lognormal(0, own_cv) for r in range(rounds)}
+    return a, b
+
+
+@pytest.mark.parametrize("rounds", [2, 3, 6])
+def test_the_paired_interval_covers_the_true_ratio_about_as_often_as_it_claims(rounds):
+    rng = np.random.default_rng(11)
+    hits = 0
+    trials = 2000
+    for _ in range(trials):
+        a, b = _experiment(rng, rounds, 1.4, own_cv=0.08, host_cv=0.2)
+        hits += ratios_ci.paired(a, b).contains(1.4)
+    assert 0.93 <= hits / trials <= 0.97
+
+
+def test_pairing_by_round_cancels_a_slow_spell_that_both_apps_saw():
+    rng = np.random.default_rng(5)
+    a, b = _experiment(rng, 6, 1.4, own_cv=0.02, host_cv=0.3)
+    paired = ratios_ci.paired(a, b)
+    unpaired = ratios_ci.unpaired(list(a.values()), list(b.values()))
+    assert paired.paired and not unpaired.paired
+    assert paired.contains(1.4)
+    assert paired.half_width < 0.1 < unpaired.half_width
+    assert paired.half_width * 3 < unpaired.half_width
+
+
+def test_two_rounds_give_an_honestly_wide_interval_and_one_gives_none():
+    a, b = {1: 20_000.0, 2: 22_000.0}, {1: 10_000.0, 2: 10_500.0}
+    two = ratios_ci.paired(a, b)
+    assert two.n == 2 and two.low < 2.0 < two.high
+    # t with one degree of freedom: far wider than the two ratios' own range (2.0 .. 2.095)
+    assert two.high / two.low > 1.5
+    assert ratios_ci.paired({1: 1.0}, {1: 2.0}) is None
+    assert ratios_ci.interval({1: 1.0}, {1: 2.0}) is None
+
+
+def test_rounds_where_one_side_failed_fall_back_to_the_launches_unpaired():
+    a, b = {1: 100.0, 2: 110.0, 3: 105.0}, {1: 50.0, 3: 55.0, 4: 52.0}
+    # rounds 1 and 3 pair up: that is enough for the paired interval
+    assert ratios_ci.interval(a, b).paired
+    only_one_pair = ratios_ci.interval({1: 100.0, 2: 110.0}, {2: 50.0, 3: 52.0})
+    assert not only_one_pair.paired and only_one_pair.low < 100 / 51 < only_one_pair.high
+
+
+def test_rounds_needed_grows_with_the_spread_and_shrinks_with_the_tolerance():
+    wide, narrow = ratios_ci.rounds_needed(0.2, 0.05), ratios_ci.rounds_needed(0.05, 0.05)
+    assert narrow < wide
+    assert ratios_ci.rounds_needed(0.2, 0.10) < wide
+    assert ratios_ci.rounds_needed(0.0, 0.05) == 2
+    assert ratios_ci.rounds_needed(5.0, 0.001, most=50) is None
+
+
+def test_the_rounds_needed_do_reach_the_target_on_data_of_that_spread():
+    rng = np.random.default_rng(3)
+    sd = 0.15
+    need = ratios_ci.rounds_needed(sd, 0.10)
+    widths = []
+    for _ in range(400):
+        d = rng.normal(0, sd, need)
+        widths.append(ratios_ci.paired({i: math.exp(x) for i, x in enumerate(d)}, {i: 1.0 for i in range(need)})
+                      .half_width)
+    # the target holds for a typical draw of that spread (the median sample sd is close to sd)
+    assert 0.08 < float(np.median(widths)) <= 0.105
+
+
+def test_two_levels_spends_intervals_where_the_variance_is():
+    rng = np.random.default_rng(1)
+    # launches differ far more than intervals do: few intervals per launch are worth it
+    apart = [list(rng.normal(mean, 50, 20)) for mean in rng.normal(20_000, 2_000, 6)]
+    few = ratios_ci.two_levels(apart, launch_cost_s=90, interval_cost_s=1)
+    # intervals vary a lot, launches agree: many intervals per launch
+    alike = [list(rng.normal(20_000, 3_000, 20)) for _ in range(6)]
+    many = ratios_ci.two_levels(alike, launch_cost_s=90, interval_cost_s=1)
+    assert few.launch_share > 0.9
+    assert few.optimal_intervals is not None and few.optimal_intervals <= 3
+    assert many.optimal_intervals is None or many.optimal_intervals > 20
+    assert ratios_ci.two_levels([[1.0, 2.0]], 90, 1) is None
