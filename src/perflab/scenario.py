@@ -115,6 +115,15 @@ class Scenario:
     legacy_params: Callable[[str], dict] | None = None
     # other scenarios whose figures it may also store (steady's launches are start-up launches too)
     feeds: tuple[str, ...] = ()
+    # launch by launch, for interleaved rounds (perflab.rounds): (ctx, n) runs fresh launch n (1, 2, ...)
+    # and returns the launch's headline value (steady's throughput) or None; raises AppFailed
+    launch: Callable[["Context", int], float | None] | None = None
+    # how many launches the plan asks of it: (settings) -> count
+    planned_launches: Callable[[Any], int] | None = None
+    # after the rounds: (ctx, launches run, the failures' reasons) records how it ended
+    after_launches: Callable[["Context", int, list[str]], None] | None = None
+    # in rounds, run() has nothing left to do (steady); else run() still does the rest (startup's cold launch)
+    rounds_only: bool = False
 
     def words(self, view: "RunView") -> tuple[list[TextTable], list[str]]:
         """Its tables of words and its remarks on a run (none where it declares none)."""
@@ -134,6 +143,7 @@ class Context:
     results: dict[str, Any] = field(default_factory=dict)  # earlier scenarios' results (see needs)
     build: "BuildResult | None" = None                  # BUILD: the build measured
     verify: bool = False                                # check the contract on the first launch
+    rounds: bool = False                                # its launches come from the runner's rounds
 
     @property
     def plan(self):

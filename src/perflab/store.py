@@ -80,6 +80,8 @@ def method_hash(plan: dict, environment: dict) -> str:
         relevant_plan["placement"] = {**plan["placement"], "postgres_url": "given"}
     relevant_env = {k: environment.get(k) for k in ("cpu_model", "cpus_online", "jdks", "frameworks", "drivers",
                                                     "cgroup", "postgres")}
+    if "jdks_used" in environment:  # the JDKs the run used, not every JDK the machine has
+        relevant_env["jdks"] = environment["jdks_used"]
     blob = json.dumps({"plan": relevant_plan, "env": relevant_env}, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -136,6 +138,16 @@ class Store:
             "extra_json, params_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (run_id, app, mode, scenario, point, metric, repeat, float(value), unit, json.dumps(sorted(set(flags))),
              time.time(), json.dumps(extra or {}, default=str), json.dumps(params or {}, default=str)))
+
+    def add_flag(self, run_id: str, app: str, mode: str, scenario: str, repeat: int, flag: str) -> int:
+        """Add a flag to every figure of one launch (known only after the launch, e.g. host-slow);
+        returns how many figures got it."""
+        rows = self.db.execute("SELECT id, flags FROM figures WHERE run_id=? AND app=? AND mode=? AND scenario=? "
+                               "AND repeat=?", (run_id, app, mode, scenario, repeat)).fetchall()
+        for row in rows:
+            flags = sorted(set(json.loads(row["flags"] or "[]")) | {flag})
+            self.db.execute("UPDATE figures SET flags=? WHERE id=?", (json.dumps(flags), row["id"]))
+        return len(rows)
 
     def add_outcome(self, run_id: str, app: str, mode: str, scenario: str, status: str, reason: str = "") -> None:
         self.db.execute("INSERT INTO outcomes (run_id, app, mode, scenario, status, reason, at) VALUES (?,?,?,?,?,?,?)",

@@ -95,10 +95,17 @@ def test_a_fast_starting_jvm_is_still_given_a_jvm_s_warm_up_in_the_estimate():
     p = plan.validate({"name": "t", "scenarios": ["steady"], "steady": {"warmup_max_s": 120}}, "t")
     jvm, native = _target(), _target(is_jvm=False)
     jvm.ready_s = native.ready_s = 4.0
-    steady = {name: {s.label: s.estimate_s for s in runner.target_steps(p, t)}["app/jvm steady"]
+    # in rounds, the launches are the rounds' steps: each round holds one launch of every app/mode
+    rounds = {name: sum(s.estimate_s for s in runner.round_steps(p, [t], 1, runner.planned_rounds(p, [t])))
               for name, t in (("jvm", jvm), ("native", native))}
     launches = p.settings("steady").launches
-    assert steady["jvm"] - steady["native"] >= launches * (120 - 30)
+    assert rounds["jvm"] - rounds["native"] >= launches * (120 - 30)
+    # app after app, the same estimate is the app/mode's own steady step
+    apart = plan.validate({**p.data, "rounds": {**p.data["rounds"], "interleave": False}}, "t")
+    steady = {name: {s.label: s.estimate_s for s in runner.target_steps(apart, t)}["app/jvm steady"]
+              for name, t in (("jvm", jvm), ("native", native))}
+    assert steady["jvm"] - steady["native"] == pytest.approx(rounds["jvm"] - rounds["native"])
+    assert "app/jvm steady" not in {s.label for s in runner.target_steps(p, jvm)}
 
 
 def test_prepare_scenarios_run_only_for_modes_that_need_them():

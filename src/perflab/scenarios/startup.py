@@ -100,14 +100,31 @@ _UNITS = {"ttfr_ms": "ms", "ready_ms": "ms", "framework_start_ms": "ms"}
 
 
 def run(ctx: Context) -> None:
-    """Raises AppFailed when the app cannot start (or fails verification on the first launch)."""
-    runs = ctx.settings.runs
+    """Raises AppFailed when the app cannot start (or fails verification on the first launch). In
+    rounds, only the cold launch runs here: the warm ones come from the rounds (see launch)."""
+    runs = 1 if ctx.rounds else ctx.settings.runs
     for i in range(runs):
         at = COLD if i == 0 else WARM
-        ctx.progress.update(f"launch {i + 1}/{runs} ({at.label})")
+        ctx.progress.update(f"launch {i + 1}/{ctx.settings.runs} ({at.label})")
         figures, info = _one_launch(ctx, ctx.verify and i == 0, tag=f"start{i}")
         record_launch(ctx, figures, info, i)
-    ctx.outcome("ok")
+    if not ctx.rounds or ctx.settings.runs == 1:
+        ctx.outcome("ok")
+
+
+def launch(ctx: Context, n: int) -> None:
+    """Warm launch n (1, 2, ...), in the runner's rounds."""
+    figures, info = _one_launch(ctx, False, tag=f"start{n}")
+    record_launch(ctx, figures, {**info, "round": n}, n)
+    return None
+
+
+def planned_launches(settings: StartupSettings) -> int:
+    return settings.runs - 1  # the warm ones; the cold one runs before the rounds
+
+
+def after_launches(ctx: Context, launches: int, failures: list[str]) -> None:
+    ctx.outcome("failed", "; ".join(failures)) if failures else ctx.outcome("ok")
 
 
 def estimate_s(e: Estimate) -> float:
@@ -155,4 +172,5 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
 SCENARIO = Scenario(
     name="startup", title="Start-up: time to first response, framework start, memory after start",
     phase=Phase.OWN_BEFORE, settings=StartupSettings, run=run, estimate_s=estimate_s, tables=tables,
-    legacy_params=legacy_params, describe=describe, charts=charts, verifies_contract=True)
+    legacy_params=legacy_params, describe=describe, charts=charts, verifies_contract=True, launch=launch,
+    planned_launches=planned_launches, after_launches=after_launches)

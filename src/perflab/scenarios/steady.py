@@ -224,7 +224,7 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
         compiling = jit.still_compiling(len(run.warmup)) if verdict.steady else ""
         elapsed = time.monotonic() - started
         why = compiling or verdict.why
-        ctx.progress.update(f"launch {launch}/{cfg.launches} {label}: warm-up {elapsed:.0f}s, "
+        ctx.progress.update(f"launch {launch} {label}: warm-up {elapsed:.0f}s, "
                             f"{iv.result.rps:,.0f} req/s ({why})")
         if verdict.steady and not compiling:
             window = run.warmup[-rule.window:]
@@ -254,7 +254,7 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
             break
         inst.check_alive()
         run.measured.append(_interval(ctx, inst, p, "measure", db))
-        ctx.progress.update(f"launch {launch}/{cfg.launches} {label}: measuring, "
+        ctx.progress.update(f"launch {launch} {label}: measuring, "
                             f"{len(run.measured)} intervals" + (f", +-{got.relative:.1%}" if got else ""))
     if len(run.measured) > after_window:
         run.evidence = _evidence(before, _evidence_now(ctx, jvm_pid), run.measured[after_window:])
@@ -407,7 +407,7 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
     rate = max(1.0, round(rps * cfg.open_loop_fraction))
     at = point(f"{point_of(p).label} open loop {cfg.open_loop_fraction:.0%}", path=p.path,
                fraction=cfg.open_loop_fraction, method="GET", open_loop=True)
-    ctx.progress.update(f"launch {launch}/{cfg.launches}: open loop at {rate:,.0f} req/s")
+    ctx.progress.update(f"launch {launch}: open loop at {rate:,.0f} req/s")
     with intervals.request_records() as folder:
         result = oha.run_oha(inst.base_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
                              connections=p.connections, cpus=ctx.lab.driver_cpus(),
@@ -424,10 +424,14 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
     return rows
 
 
-def _one_launch(ctx: Context, launch: int) -> None:
+def launch(ctx: Context, launch: int) -> float | None:
+    """One fresh launch with every point; returns the throughput of its headline point (the measured
+    one with the most connections, as steady_report.headline_cells takes it). Raises AppFailed when
+    the instance fails."""
     cfg: SteadySettings = ctx.settings
     inst = ctx.launch(f"steady{launch}")
     rows: list[list] = []
+    measured: dict[int, float] = {}
     try:
         if _feeds_startup(ctx):
             _startup_figures(ctx, inst, launch)
@@ -439,6 +443,7 @@ def _one_launch(ctx: Context, launch: int) -> None:
             rows += _timeline_rows(launch, at.label, run)
             if p.measure:
                 last = (p, _record(ctx, at, launch, run))
+                measured[p.connections] = last[1]
             else:
                 _record_warmup(ctx, at, launch, run)
         if cfg.open_loop_fraction > 0 and last is not None and last[1] > 0:
@@ -447,6 +452,7 @@ def _one_launch(ctx: Context, launch: int) -> None:
     finally:
         inst.stop()
         intervals.write(ctx, f"timeline-launch{launch}.csv", rows)
+    return measured[max(measured)] if measured else None
 
 
 def _feeds_startup(ctx: Context) -> bool:
@@ -465,19 +471,30 @@ def _startup_figures(ctx: Context, inst: Instance, launch: int) -> None:
 
 
 def run(ctx: Context) -> None:
+    """App after app (rounds.interleave = false): every launch of this app/mode now."""
+    if ctx.rounds:
+        return  # the runner's rounds run the launches (see launch)
     failures = []
-    for launch in range(1, ctx.settings.launches + 1):
+    for n in range(1, ctx.settings.launches + 1):
         try:
-            _one_launch(ctx, launch)
+            launch(ctx, n)
         except AppFailed as exc:
-            if launch == 1:
+            if n == 1:
                 raise
-            failures.append(f"launch {launch}: {exc}")
-        ctx.progress.parts_done(launch, ctx.settings.launches)  # the time left follows this step's own pace
+            failures.append(f"launch {n}: {exc}")
+        ctx.progress.parts_done(n, ctx.settings.launches)  # the time left follows this step's own pace
+    after_launches(ctx, ctx.settings.launches, failures)
+
+
+def after_launches(ctx: Context, launches: int, failures: list[str]) -> None:
     if failures:
         ctx.outcome("failed", "; ".join(failures))
     else:
-        ctx.outcome("ok", f"{ctx.settings.launches} fresh launches")
+        ctx.outcome("ok", f"{launches} fresh launches" + (" in interleaved rounds" if ctx.rounds else ""))
+
+
+def planned_launches(settings: SteadySettings) -> int:
+    return settings.launches
 
 
 def estimate_s(e: Estimate) -> float:
@@ -526,4 +543,5 @@ SCENARIO = Scenario(
     name="steady", title="Steady state: throughput and latency from fresh launches, time to steady state",
     phase=Phase.OWN_BEFORE, settings=SteadySettings, run=run, estimate_s=estimate_s, tables=tables,
     describe=describe, setup=ensure_driver, charts=timeline_charts.steady_charts, remarks=stability,
-    feeds=("startup",))
+    feeds=("startup",), launch=launch, planned_launches=planned_launches, after_launches=after_launches,
+    rounds_only=True)

@@ -1,0 +1,148 @@
+"""Launch rounds: the experimental design that lets a comparison of apps survive a host whose
+speed drifts (Abedi and Brecht, ICPE 2017: randomised multiple interleaved trials).
+
+The fresh launches of steady (and startup's warm launches) run in rounds: one launch of every
+app/mode per round, the order within a round shuffled by a seed stored with the run, instead of all
+of one app's launches and then the next app's. A slow spell of the host then lands on one round of
+every app, not on one app, and a ratio of two apps is judged per round (perflab.ratios_ci.paired).
+
+After the plan's launches, rounds are added while a headline ratio's 95 % interval is wider than
+the plan's target, a round still fits the time budget and the maximum is not reached; only the
+app/modes of unsettled ratios take part in such an extra round. What ended the rounds is stored.
+
+Pure logic here (settings, order, headline ratios, the stopping rule); the runner runs the rounds.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from perflab import ratios_ci
+from perflab.settings import Settings, setting
+
+SETTLED, BUDGET, MAX_ROUNDS, PLANNED, NO_RATIO = "settled", "budget", "max-rounds", "planned", "no-ratio"
+
+
+class RoundSettings(Settings):
+    interleave: bool = setting(True, "run steady's launches (and startup's warm ones) in rounds: one launch of "
+                                     "every app/mode per round, in a shuffled order (false: app after app)")
+    seed: int = setting(0, "the seed of the order within the rounds (0: drawn at the start, stored with the run)",
+                        ge=0)
+    target: float = setting(0.05, "add rounds until every headline ratio's 95 % interval is within +- this of it "
+                                  "(0: the plan's launches only)", "ratio", ge=0, lt=1)
+    max_rounds: int = setting(10, "at most this many rounds in all (the plan's launches count)", "rounds", ge=1)
+    budget_min: float = setting(0.0, "add no round that would end the run later than this many minutes after its "
+                                     "first step (after the builds; 0: no budget)", "min", ge=0)
+    headline: list[str] = setting([], "the headline ratios as 'APP/MODE:APP/MODE' (empty: the first JVM app's main "
+                                      "mode against every other JVM app's main mode)")
+    canary: bool = setting(True, "time a fixed CPU-bound canary on the app's and the load side's CPUs before and "
+                                 "after every launch (the host's own speed)")
+    host_slow: float = setting(0.05, "a launch whose canary took more than this longer than the run's median is "
+                                     "flagged host-slow", "ratio", gt=0)
+
+
+@dataclass(frozen=True)
+class Pair:
+    numerator: str    # "app/mode"
+    denominator: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.numerator} / {self.denominator}"
+
+
+def headline_pairs(settings: RoundSettings, targets: list[tuple[str, bool, bool]]) -> list[Pair]:
+    """The ratios that must settle. `targets`: (label, is a JVM mode, is its app's main mode), in
+    plan order. Named ones must be among the targets; by default the first JVM main mode against
+    every other JVM main mode (a native reference such as the Go app is not a framework compared)."""
+    labels = [t[0] for t in targets]
+    if settings.headline:
+        pairs = []
+        for text in settings.headline:
+            num, _, den = text.partition(":")
+            if not den or num not in labels or den not in labels:
+                raise ValueError(f"rounds.headline {text!r}: expected 'APP/MODE:APP/MODE' of this plan's "
+                                 f"app/modes ({', '.join(labels)})")
+            pairs.append(Pair(num, den))
+        return pairs
+    main_jvm = [label for label, jvm, main in targets if jvm and main]
+    return [Pair(main_jvm[0], other) for other in main_jvm[1:]]
+
+
+def draw_seed() -> int:
+    return random.SystemRandom().randrange(1, 2**31)
+
+
+def orders(seed: int, labels: list[str], rounds: int) -> list[list[str]]:
+    """The order of the app/modes in each round: the same seed gives the same orders."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(rounds):
+        order = list(labels)
+        rng.shuffle(order)
+        out.append(order)
+    return out
+
+
+@dataclass
+class RatioState:
+    pair: Pair
+    interval: ratios_ci.RatioInterval | None
+    rounds_needed: int | None  # for the plan's target, from the spread measured so far
+
+    def settled(self, target: float) -> bool:
+        return self.interval is not None and self.interval.half_width <= target
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ratio": self.pair.label, "numerator": self.pair.numerator, "denominator": self.pair.denominator,
+                "interval": self.interval.to_dict() if self.interval else None, "rounds_needed": self.rounds_needed}
+
+
+def ratio_states(pairs: list[Pair], values: dict[str, dict[int, float]], target: float) -> list[RatioState]:
+    out = []
+    for pair in pairs:
+        ci = ratios_ci.interval(values.get(pair.numerator, {}), values.get(pair.denominator, {}))
+        needed = ratios_ci.rounds_needed(ci.sd_log, target) if ci is not None and target > 0 else None
+        out.append(RatioState(pair, ci, needed))
+    return out
+
+
+@dataclass
+class Decision:
+    more: bool
+    why: str           # one of SETTLED, BUDGET, MAX_ROUNDS, PLANNED, NO_RATIO (when not more), else "unsettled"
+    who: list[str] = field(default_factory=list)  # the app/modes of the next round (when more)
+
+
+def next_round(settings: RoundSettings, done: int, planned: int, states: list[RatioState],
+               elapsed_s: float, round_s: dict[str, float]) -> Decision:
+    """Whether to run round done + 1 and with whom. `round_s`: the expected seconds of one launch
+    of each app/mode (from this run's rounds so far)."""
+    if done < planned:
+        return Decision(True, PLANNED, list(round_s))
+    if settings.target <= 0:
+        return Decision(False, PLANNED)
+    if not states:
+        return Decision(False, NO_RATIO)
+    open_ = [s for s in states if not s.settled(settings.target)]
+    if not open_:
+        return Decision(False, SETTLED)
+    if done >= settings.max_rounds:
+        return Decision(False, MAX_ROUNDS)
+    who = sorted({label for s in open_ for label in (s.pair.numerator, s.pair.denominator)})
+    cost = sum(round_s.get(label, 0.0) for label in who)
+    if settings.budget_min > 0 and elapsed_s + cost > settings.budget_min * 60:
+        return Decision(False, BUDGET)
+    return Decision(True, "unsettled", who)
+
+
+def ended_text(why: str, settings: RoundSettings, rounds: int) -> str:
+    return {
+        SETTLED: f"settled: every headline ratio within +-{settings.target:.0%} after {rounds} rounds",
+        BUDGET: f"the time budget ({settings.budget_min:g} min) left no room for round {rounds + 1}",
+        MAX_ROUNDS: f"the maximum of {settings.max_rounds} rounds was reached",
+        PLANNED: f"the plan's {rounds} rounds (no precision target)",
+        NO_RATIO: f"{rounds} rounds; no headline ratio to settle",
+    }.get(why, why)

@@ -1,0 +1,103 @@
+"""Launch rounds through the runner, with real processes: two stand-in apps, steady's launches and
+startup's warm ones interleaved round by round in the stored order, the host-speed canary read on
+the app's and the load side's CPUs around every launch, and rounds added to settle a ratio until
+the plan's maximum. Stand-in apps only: these test the lab's scheduling, not any framework."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from perflab import rounds
+from tests.conftest import write_standin_app
+from tests.lab.plan_run import run_plan_on
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+
+PLAN = """
+name = "rounds-test"
+apps = ["alpha", "beta"]
+verify = false
+scenarios = ["startup", "steady"]
+repeats = 1
+[limits]
+memory_mb = 256
+[startup]
+runs = 2
+timeout_s = 20
+rest_s = 0
+[steady]
+launches = 2
+points = [{{ path = "/hello", connections = 2 }}]
+window = 3
+warmup_max_s = 4
+max_jit_ms_per_s = 0
+precision = 0.5
+measure_max_s = 3
+timeout_s = 20
+[rounds]
+seed = {seed}
+target = {target}
+max_rounds = {max_rounds}
+headline = ["alpha/jvm:beta/jvm"]
+"""
+
+
+@pytest.fixture
+def two_apps(tmp_path, workdir, database, monkeypatch):
+    root = tmp_path / "apps"
+    monkeypatch.setenv("PERFLAB_APPS_DIR", str(root))
+    for name in ("alpha", "beta"):
+        write_standin_app(root, name, delay=0.1)
+    return database
+
+
+def _figures(st, run_id, scenario):
+    return sorted((f for f in st.figures(run_id) if f.scenario == scenario), key=lambda f: f.measured_at)
+
+
+def test_launches_run_round_by_round_in_the_seeded_order_with_the_canary_around_each(two_apps):
+    st, run_id = run_plan_on(two_apps, PLAN.format(seed=7, target=0, max_rounds=4))
+    try:
+        env = st.run(run_id)
+        record = json.loads(env["environment_json"])["rounds"]
+        assert record["seed"] == 7 and record["rounds"] == 2 and record["ended"] == rounds.PLANNED
+        assert record["orders"] == rounds.orders(7, ["alpha/jvm", "beta/jvm"], 2 + 4)[:2]
+        # every launch of round 1 (of both apps) before any launch of round 2, in the stored order
+        steady = [(f.app, f.repeat) for f in _figures(st, run_id, "steady") if f.metric == "rps"]
+        assert [r for _, r in steady] == [1, 1, 2, 2]
+        assert [a for a, r in steady] == [label.split("/")[0] for order in record["orders"] for label in order]
+        # startup's warm launch 1 runs in round 1, before round 2's launches
+        warm = [f for f in _figures(st, run_id, "startup") if f.metric == "ttfr_ms" and f.point == "warm"]
+        assert {(f.app, f.repeat) for f in warm} >= {("alpha", 1), ("beta", 1)}
+        round2_start = min(f.measured_at for f in _figures(st, run_id, "steady") if f.repeat == 2)
+        assert all(f.measured_at < round2_start for f in warm if f.repeat == 1)
+        # the canary: before and after every launch, on the app's CPU and the load side's
+        canary = _figures(st, run_id, "canary")
+        seen = {(f.app, f.repeat, f.point, f.metric) for f in canary}
+        assert seen == {(a, n, when, m) for a in ("alpha", "beta") for n in (1, 2) for when in ("before", "after")
+                        for m in ("app_cpu_ms", "load_cpu_ms")}
+        assert all(f.value > 0 for f in canary)
+        outcomes = {(o["app"], o["scenario"]): o["status"] for o in st.outcomes(run_id)}
+        assert outcomes[("alpha", "steady")] == outcomes[("beta", "steady")] == "ok"
+    finally:
+        st.close()
+
+
+def test_rounds_are_added_until_the_maximum_when_the_ratio_cannot_settle(two_apps):
+    # a target of 0.1 % is out of reach of two stand-ins' noise: rounds go on to the maximum
+    st, run_id = run_plan_on(two_apps, PLAN.format(seed=3, target=0.001, max_rounds=3))
+    try:
+        record = json.loads(st.run(run_id)["environment_json"])["rounds"]
+        assert record["rounds"] == 3 and record["ended"] == rounds.MAX_ROUNDS
+        steady = [f for f in st.figures(run_id) if f.scenario == "steady" and f.metric == "rps"]
+        assert sorted((f.app, f.repeat) for f in steady) == [(a, n) for a in ("alpha", "beta") for n in (1, 2, 3)]
+        # the extra round launches steady only: startup keeps its planned warm launch
+        warm = [f for f in st.figures(run_id) if f.scenario == "startup" and f.metric == "ttfr_ms" and f.point == "warm"]
+        assert max(f.repeat for f in warm) == 1
+        [ratio] = record["ratios"]
+        assert ratio["interval"]["n"] == 3 and ratio["interval"]["paired"]
+    finally:
+        st.close()

@@ -1,0 +1,78 @@
+"""The rounds' pure logic: the seeded order, the headline ratios, and when to add a round."""
+
+from __future__ import annotations
+
+import pytest
+
+from perflab import plan, rounds
+from perflab.errors import LabError
+
+TARGETS = [("go-reference/native", False, True), ("quarkus/jvm", True, True), ("quarkus/jvm-jdk25", True, False),
+           ("spring-boot/jvm", True, True), ("thorntail/jvm", True, True)]
+
+
+def test_each_round_is_a_shuffle_of_every_app_mode_and_the_seed_reproduces_it():
+    labels = [t[0] for t in TARGETS]
+    first = rounds.orders(42, labels, 8)
+    assert first == rounds.orders(42, labels, 8)
+    assert all(sorted(order) == sorted(labels) for order in first)
+    assert len({tuple(o) for o in first}) > 1  # not one order for every round
+    assert rounds.orders(43, labels, 8) != first
+
+
+def test_the_default_headline_is_the_first_jvm_main_mode_against_the_other_jvm_main_modes():
+    pairs = rounds.headline_pairs(rounds.RoundSettings(), TARGETS)
+    assert [p.label for p in pairs] == ["quarkus/jvm / spring-boot/jvm", "quarkus/jvm / thorntail/jvm"]
+
+
+def test_a_named_headline_must_name_two_of_the_plans_app_modes():
+    named = rounds.RoundSettings(headline=["spring-boot/jvm:quarkus/jvm-jdk25"])
+    assert [p.label for p in rounds.headline_pairs(named, TARGETS)] == ["spring-boot/jvm / quarkus/jvm-jdk25"]
+    with pytest.raises(ValueError, match="micronaut/jvm"):
+        rounds.headline_pairs(rounds.RoundSettings(headline=["micronaut/jvm:quarkus/jvm"]), TARGETS)
+    with pytest.raises(ValueError, match="APP/MODE:APP/MODE"):
+        rounds.headline_pairs(rounds.RoundSettings(headline=["quarkus/jvm"]), TARGETS)
+
+
+def _states(values, target=0.05):
+    pairs = [rounds.Pair("q/jvm", "s/jvm"), rounds.Pair("q/jvm", "t/jvm")]
+    return rounds.ratio_states(pairs, values, target)
+
+
+STEADY = {1: 20_000.0, 2: 20_100.0, 3: 19_900.0}
+WOBBLY = {1: 10_000.0, 2: 14_000.0, 3: 8_000.0}
+COST = {"q/jvm": 80.0, "s/jvm": 120.0, "t/jvm": 120.0, "go/native": 20.0}
+
+
+def test_the_plans_rounds_run_first_whatever_the_ratios_say():
+    d = rounds.next_round(rounds.RoundSettings(), 1, 2, _states({}), 0, COST)
+    assert d.more and set(d.who) == set(COST)
+
+
+def test_a_round_is_added_for_the_unsettled_ratio_only():
+    values = {"q/jvm": STEADY, "s/jvm": {r: v / 1.5 for r, v in STEADY.items()}, "t/jvm": WOBBLY}
+    states = _states(values)
+    assert states[0].settled(0.05) and not states[1].settled(0.05)
+    d = rounds.next_round(rounds.RoundSettings(), 3, 2, states, 600, COST)
+    assert d.more and d.who == ["q/jvm", "t/jvm"]
+
+
+def test_rounds_end_when_settled_at_the_maximum_or_when_the_budget_has_no_room():
+    cfg = rounds.RoundSettings(max_rounds=4, budget_min=15)
+    settled = {"q/jvm": STEADY, "s/jvm": {r: v / 1.5 for r, v in STEADY.items()},
+               "t/jvm": {r: v / 1.2 for r, v in STEADY.items()}}
+    assert rounds.next_round(cfg, 3, 2, _states(settled), 0, COST).why == rounds.SETTLED
+    wobbly = {"q/jvm": STEADY, "s/jvm": WOBBLY, "t/jvm": WOBBLY}
+    assert rounds.next_round(cfg, 4, 2, _states(wobbly), 0, COST).why == rounds.MAX_ROUNDS
+    # 13 minutes gone and the next round would take 80 + 120 + 120 s: past 15 minutes
+    assert rounds.next_round(cfg, 3, 2, _states(wobbly), 13 * 60, COST).why == rounds.BUDGET
+    assert rounds.next_round(cfg, 3, 2, _states(wobbly), 5 * 60, COST).more
+    no_target = rounds.RoundSettings(target=0)
+    assert rounds.next_round(no_target, 2, 2, _states(wobbly), 0, COST).why == rounds.PLANNED
+
+
+def test_a_plan_refuses_a_wrong_rounds_key_by_name():
+    with pytest.raises(LabError, match="budget"):
+        plan.validate({"name": "t", "rounds": {"budget": 10}}, "t")
+    with pytest.raises(LabError, match="target"):
+        plan.validate({"name": "t", "rounds": {"target": 1.5}}, "t")
