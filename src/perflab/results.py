@@ -24,6 +24,7 @@ class Cell:
     summary: stats.Summary
     flags: set[str] = field(default_factory=set)
     params: dict[str, Any] = field(default_factory=dict)  # the point's parameters (path, connections, ...)
+    repeats: list[int] = field(default_factory=list)  # each value's repeat or launch number (its round, in rounds)
 
     @property
     def target(self) -> str:
@@ -31,7 +32,7 @@ class Cell:
 
     def to_dict(self) -> dict[str, Any]:
         return {"app": self.app, "mode": self.mode, "scenario": self.scenario, "point": self.point,
-                "params": self.params, "metric": self.metric, "unit": self.unit, "values": self.values, "summary": self.summary.to_dict(),
+                "params": self.params, "metric": self.metric, "unit": self.unit, "values": self.values, "repeats": self.repeats, "summary": self.summary.to_dict(),
                 "flags": sorted(self.flags)}
 
 
@@ -48,7 +49,8 @@ def cells(figures: list[Figure], cv_threshold: float = stats.DEFAULT_CV_THRESHOL
             flags.add("noisy")
         if len(values) == 1 and point != "cold" and scenario != "footprint":
             flags.add("single")
-        out.append(Cell(app, mode, scenario, point, metric, figs[0].unit, values, summary, flags, figs[0].params))
+        out.append(Cell(app, mode, scenario, point, metric, figs[0].unit, values, summary, flags, figs[0].params,
+                        [f.repeat for f in figs]))
     return out
 
 

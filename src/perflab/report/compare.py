@@ -17,11 +17,13 @@ worse.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass, field
 from html import escape
 
 from perflab import stats
 from perflab.errors import LabError
+from perflab.report import findings
 from perflab.report.tables import cell_order, fmt_value, label
 from perflab.results import Cell, RunView
 
@@ -198,10 +200,52 @@ def header_lines(cmp: RunComparison) -> list[str]:
         lines.append(f"note: {len(few)} figures have too few launches or repeats on a side for any test (the rank "
                      f"test needs 4 a side, Welch's t-test {WELCH_MIN_VALUES}): they are compared by their ranges "
                      f"only; measure at least {WELCH_MIN_VALUES} launches a side")
+    lines += host_lines(cmp.a, cmp.b) + ratio_lines(cmp.a, cmp.b)
     counts = cmp.counts()
     if counts:
         lines.append("verdicts: " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())))
     return lines
+
+
+def _canary(view: RunView, metric: str) -> list[float]:
+    return [v for c in view.find("canary", metric) for v in c.values]
+
+
+def host_lines(a: RunView, b: RunView) -> list[str]:
+    """The two runs' host speed (the canary), before any figure is judged: a host that ran slower
+    in one run moves every CPU-bound figure of it."""
+    out = []
+    for metric, where in (("app_cpu_ms", "the app's CPU"), ("load_cpu_ms", "the load side's CPU")):
+        va, vb = _canary(a, metric), _canary(b, metric)
+        if not va or not vb:
+            continue
+        ma, mb = statistics.median(va), statistics.median(vb)
+        change = mb / ma - 1
+        out.append(f"host: canary on {where}: A {ma:.1f} ms [{min(va):.1f}-{max(va):.1f}], B {mb:.1f} ms "
+                   f"[{min(vb):.1f}-{max(vb):.1f}]: the host ran {abs(change):.1%} "
+                   + ("slower" if change > 0 else "faster") + " in B"
+                   + (" (beyond 5 %: CPU-bound figures move with it)" if abs(change) > 0.05 else ""))
+    if not out and (a.find("canary") or b.find("canary")):
+        out.append("host: only one run has canary readings: the host's speed cannot be compared")
+    return out
+
+
+def ratio_lines(a: RunView, b: RunView) -> list[str]:
+    """Each headline ratio in both runs with its 95 % interval, and whether they agree (each run's
+    estimate lies within the other's interval)."""
+    found_b = {(r.numerator, r.denominator, r.what): r for r in findings.ratio_findings(b)}
+    out = []
+    for ra in findings.ratio_findings(a):
+        rb = found_b.get((ra.numerator, ra.denominator, ra.what))
+        if rb is None or ra.interval is None or rb.interval is None:
+            continue
+        ia, ib = ra.interval, rb.interval
+        agree = ia.contains(ib.estimate) and ib.contains(ia.estimate)
+        overlap = ia.low <= ib.high and ib.low <= ia.high
+        verdict = "agree" if agree else "overlap only" if overlap else "DIFFER"
+        out.append(f"ratio: {ra.numerator} / {ra.denominator} {ra.what}: A {ia.estimate:.2f}x [{ia.low:.2f}-"
+                   f"{ia.high:.2f}], B {ib.estimate:.2f}x [{ib.low:.2f}-{ib.high:.2f}]: {verdict}")
+    return out
 
 
 def render_text(cmp: RunComparison) -> str:
@@ -231,6 +275,7 @@ text-align:left;vertical-align:top}th{background:#f4f5f7}td.num{text-align:right
 def render_html(cmp: RunComparison) -> str:
     head = header_lines(cmp)
     warn = "".join(f'<p class="warn">{escape(x)}</p>' for x in head[3:] if x.startswith(("WARNING", "note")))
+    warn += "".join(f"<p>{escape(x)}</p>" for x in head[3:] if x.startswith(("host:", "ratio:")))
     rows = []
     for c in cmp.changes:
         rows.append(

@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from perflab import registry
-from perflab.report import charts, cost, ratios
+from perflab.report import charts, cost, findings, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods, projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
@@ -166,19 +166,41 @@ def scenario_view(view: RunView, scenario: str, extras: RunExtras, colors: dict[
     }
 
 
+def findings_view(view: RunView, extras: RunExtras, colors: dict[str, str], ids) -> dict | None:
+    """The report's opening block: the headline ratios with their intervals, and the two charts that
+    show them (the ratio per round; throughput from launch)."""
+    found = findings.findings(view)
+    if found is None:
+        return None
+    rows = [{"ratio": f"{r.numerator} / {r.denominator}", "what": r.what,
+             "estimate": f"{r.interval.estimate:.2f}x" if r.interval else
+             f"{r.a.summary.median / r.b.summary.median:.2f}x",
+             "interval": f"{r.interval.low:.2f}-{r.interval.high:.2f}x" if r.interval else "none (one launch a side)",
+             "n": (f"{r.interval.n} rounds, paired" if r.interval.paired else f"{r.interval.n} a side") if r.interval
+             else "1", "settled": r.settled,
+             "state": "settled" if r.settled else (f"not settled (+-{r.interval.half_width:.0%})" if r.interval
+                                                   else "not settled")} for r in found.ratios]
+    steady = scenario_charts(view, "steady", extras, colors)[:1]
+    shown = [c for c in [findings.ratio_chart(found), *steady] if c is not None]
+    return {"conditions": found.conditions, "rows": rows, "target": f"+-{found.ratios[0].target:.0%}",
+            "behind": found.behind, "notes": [x for x in (found.rounds, found.host, *found.advice, found.published) if x],
+            "charts": [(f"chart-{next(ids)}", c) for c in shown]}
+
+
 def render(view: RunView, extras: RunExtras) -> str:
     colors = charts.colors_for(view)
     claim_results = ratios.evaluate_all(view)
     scenarios = report_scenarios(view)
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(view.started_at)) if view.started_at else "?"
-    toc = [("environment", "Environment"), ("method", "Method and limits"), ("verdicts", "Published claims"),
+    toc = [("findings", "What this run found"), ("environment", "Environment"), ("method", "Method and limits"), ("verdicts", "Published claims"),
            ("contradictions", "Study contradictions"), ("missing", "What is missing")] + [(f"s-{s}", s) for s in scenarios] + [("cost", "Cost model")]
     ids = itertools.count(1)
+    found = findings_view(view, extras, colors, ids)
     sections = [scenario_view(view, s, extras, colors, [r for r in claim_results if r.claim.where.scenario == s], ids)
                 for s in scenarios]
-    has_charts = any(s["charts"] for s in sections)
+    has_charts = any(s["charts"] for s in sections) or bool(found and found["charts"])
     return templates().get_template("report.html.j2").render(
-        view=view, started=started, targets=", ".join(view.targets()) or "none", toc=toc,
+        view=view, started=started, targets=", ".join(view.targets()) or "none", toc=toc, findings=found,
         environment=environment_rows(view), method=method_view(view, extras), verdicts=verdict_view(claim_results),
         contradictions=contradiction_rows(), projection=projection_view(view), not_transcribed=NOT_TRANSCRIBED,
         missing=missing(view), not_in_plan=not_in_plan(view), scenarios=sections, cost=cost_view(view),

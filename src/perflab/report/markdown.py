@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from perflab import registry
-from perflab.report import cost, ratios
+from perflab.report import cost, findings, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
 from perflab.report.published import projection as published_projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
@@ -139,6 +139,9 @@ def render(view: RunView, extras: RunExtras) -> str:
     if view.status != "complete":
         out.append(f"> **This run did not complete ({view.status})**{': ' + view.note if view.note else ''}; the figures "
                    f"are those stored before it ended.")
+    found = findings.findings(view)
+    if found is not None:
+        out += ["## What this run found", "\n".join(f"- {line.strip()}" for line in found.lines()[1:])]
     out += ["## Environment", md_table(["", ""], [[k, v] for k, v in environment_rows(view)])]
     out += ["## Method and limits", md_table(["", ""], [[k, v] for k, v in method_rows(view)])]
     unenforced = unenforced_limits(view, extras)

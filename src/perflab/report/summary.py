@@ -14,7 +14,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from perflab import registry
-from perflab.report import ratios
+from perflab.report import findings, ratios
 from perflab.report.tables import (FLAG_MARK, Table, cell_text, flag_help, report_scenarios, scenario_tables,
                                    scenario_title)
 from perflab.results import RunView
@@ -93,4 +93,9 @@ def render(view: RunView, width: int | None = None) -> str:
         console.print("\nmarks: " + "; ".join([f"{FLAG_MARK[f]} {flag_help(f)}" for f in known]
                                               + [f"[{f}] {flag_help(f)}" for f in other]), markup=False)
     console.print("values: median [min-max] cv n over the repeats or launches", markup=False)
+    found = findings.findings(view)
+    if found is not None:  # the answer last, where the terminal leaves the reader
+        console.print()
+        for line in found.lines():
+            console.print(line, markup=False)
     return "\n".join(line.rstrip() for line in buffer.getvalue().rstrip().splitlines()) + "\n"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from perflab import apps
+from perflab import apps, ratios_ci
 from perflab.errors import LabError
 from perflab.report.tables import Table, by_point_table, by_target_table, count_range, fmt_value, points_in_order
 from perflab.report.tables import label as metric_label
@@ -159,8 +159,12 @@ def stability(view: RunView) -> list[str]:
     for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
         if a in by_target and b in by_target and by_target[b].summary.median > 0:
             ca, cb = by_target[a].summary, by_target[b].summary
-            lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x [{ca.min / cb.max:.2f}-{ca.max / cb.min:.2f}] "
-                         f"(the Quarkus team's lab publishes 1.98x for the same kind of app); "
+            ci = ratios_ci.interval(dict(zip(by_target[a].repeats, by_target[a].values)),
+                                    dict(zip(by_target[b].repeats, by_target[b].values)))
+            spread = (f"95 % interval {ci.low:.2f}-{ci.high:.2f}x ({ci.n} {'rounds, paired' if ci.paired else 'a side'})"
+                      if ci else "one launch a side: no interval")
+            lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x, {spread} (the Quarkus team's lab publishes "
+                         f"{PUBLISHED_GAP}x, measured {PUBLISHED_GAP_CONDITIONS}); "
                          + _ratio_steadiness(view, by_target[a], by_target[b]))
             lines += _gap(view, a, b, by_target[a].point, ca.median / cb.median)
     return lines
@@ -256,6 +260,7 @@ def _gap(view: RunView, a: str, b: str, at: str, ratio: float) -> list[str]:
 
 
 PUBLISHED_GAP = 1.98  # the Quarkus team's lab: Quarkus JVM / Spring Boot JVM req/s, the same kind of app
+PUBLISHED_GAP_CONDITIONS = "at 100 connections on 4 CPUs"
 CLOSE = 0.25          # two ratios within 25 % of each other are taken as the same
 
 
@@ -267,7 +272,7 @@ def _gap_reading(med, a: str, b: str, ratio: float) -> list[str]:
     lines = []
     off = ratio / PUBLISHED_GAP
     lines.append(f"    reading: {ratio:.2f}x is " + ("close to" if abs(off - 1) <= CLOSE else f"{off:.1f}x")
-                 + f" the published {PUBLISHED_GAP}x")
+                 + f" the published {PUBLISHED_GAP}x (measured {PUBLISHED_GAP_CONDITIONS}: other conditions)")
     cpu_a, cpu_b = med(a, "app_cpu_ms_per_request"), med(b, "app_cpu_ms_per_request")
     if cpu_a and cpu_b:
         cpu = cpu_b / cpu_a

@@ -1,0 +1,221 @@
+"""What a run found, first: the headline ratios with their 95 % intervals and whether each is
+settled, the conditions they hold under, the figures behind them, how the rounds ended and how
+fast the host itself was. The terminal summary ends with it; the HTML and Markdown reports begin
+with it.
+
+A ratio is judged from the launch-level values (perflab.ratios_ci): paired by round when the
+launches ran in rounds (each launch's repeat number is its round), else Welch on the two samples.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from perflab import ratios_ci
+from perflab.report.charts import Axis, Chart, Point, Series, line_chart
+from perflab.results import Cell, RunView
+from perflab.scenarios.steady_report import PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, headline_cells, runs_on_jvm
+
+DEFAULT_TARGET = 0.05
+
+
+@dataclass
+class RatioFinding:
+    what: str                 # "throughput at /fruits c=4"
+    numerator: str
+    denominator: str
+    a: Cell
+    b: Cell
+    interval: ratios_ci.RatioInterval | None
+    target: float
+    per_round: list[tuple[int, float]] = field(default_factory=list)
+
+    @property
+    def settled(self) -> bool:
+        return self.interval is not None and self.interval.half_width <= self.target
+
+    @property
+    def rounds_needed(self) -> int | None:
+        return ratios_ci.rounds_needed(self.interval.sd_log, self.target) if self.interval else None
+
+    def text(self) -> str:
+        name = f"{self.numerator} / {self.denominator} {self.what}"
+        if self.interval is None:
+            return (f"{name}: {self.a.summary.median / self.b.summary.median:.2f}x from one launch a side: no interval "
+                    f"(two launches a side are the least that give one)")
+        ci = self.interval
+        how = f"{ci.n} rounds, paired" if ci.paired else f"{ci.n}+ launches a side, unpaired"
+        state = (f"settled (within +-{self.target:.0%})" if self.settled
+                 else f"NOT settled (+-{ci.half_width:.0%}, target +-{self.target:.0%})")
+        return f"{name}: {ci.estimate:.2f}x, 95 % interval {ci.low:.2f}-{ci.high:.2f}x ({how}): {state}"
+
+
+@dataclass
+class Findings:
+    conditions: str
+    ratios: list[RatioFinding]
+    behind: list[str]         # the figures behind the ratios, one line per app/mode
+    rounds: str               # how the launches were scheduled and how the rounds ended
+    host: str                 # the canary: how much the host's speed moved
+    advice: list[str]         # what budget would settle an unsettled ratio
+    published: str            # a published figure beside the headline, with the differences stated
+
+    def lines(self) -> list[str]:
+        out = ["what this run found", f"  conditions: {self.conditions}"]
+        out += [f"  {r.text()}" for r in self.ratios]
+        out += [f"    {line}" for line in self.behind]
+        out += [f"  {x}" for x in (self.rounds, self.host, *self.advice, self.published) if x]
+        return out
+
+
+def _by_round(cell: Cell) -> dict[int, float]:
+    return {r: v for r, v in zip(cell.repeats, cell.values) if v > 0}
+
+
+def _pairs(view: RunView, targets: list[str]) -> list[tuple[str, str]]:
+    named = ((view.environment.get("rounds") or {}).get("headline")) or []
+    pairs = [tuple(x.split(" / ", 1)) for x in named if " / " in x]
+    pairs = [(a, b) for a, b in pairs if a in targets and b in targets]
+    if pairs:
+        return pairs
+    jvm = [t for t in targets if runs_on_jvm(t)]
+    return [(jvm[0], other) for other in jvm[1:]]
+
+
+def _target(view: RunView) -> float:
+    rounds = view.plan.get("rounds") or {}
+    return rounds.get("target") or DEFAULT_TARGET
+
+
+def _conditions(view: RunView, cell: Cell | None) -> str:
+    limits = view.plan.get("limits", {})
+    heap = " ".join(limits.get("jvm_opts") or []) or "the frameworks' default heap"
+    load = (f"{cell.params.get('path')} at {cell.params.get('connections')} connections (closed loop), "
+            if cell is not None else "")
+    return f"{load}the app on {limits.get('cpus')} CPU(s) with {limits.get('memory_mb')} MB, {heap}"
+
+
+def _ratio(what: str, a: Cell, b: Cell, target: float) -> RatioFinding:
+    ra, rb = _by_round(a), _by_round(b)
+    per_round = sorted((r, ra[r] / rb[r]) for r in ra if r in rb)
+    return RatioFinding(what, a.target, b.target, a, b, ratios_ci.interval(ra, rb), target, per_round)
+
+
+def _startup_cells(view: RunView, metric: str) -> dict[str, Cell]:
+    return {c.target: c for c in view.find("startup", metric, point="warm")}
+
+
+def ratio_findings(view: RunView) -> list[RatioFinding]:
+    steady = headline_cells(view)
+    targets = list(steady) or list(_startup_cells(view, "ttfr_ms"))
+    target = _target(view)
+    out = []
+    for a, b in _pairs(view, targets):
+        if a in steady and b in steady:
+            c = steady[a]
+            out.append(_ratio(f"throughput at {c.params.get('path')} c={c.params.get('connections')}", steady[a],
+                              steady[b], target))
+        for metric, what in (("ttfr_ms", "time to first response (warm)"),
+                             ("rss_after_first_mb", "RSS after the first response (warm)")):
+            cells = _startup_cells(view, metric)
+            if a in cells and b in cells:
+                out.append(_ratio(what, cells[a], cells[b], target))
+    return out
+
+
+def _behind(view: RunView, ratios: list[RatioFinding]) -> list[str]:
+    seen, out = set(), []
+    for r in ratios:
+        if not r.what.startswith("throughput"):
+            continue
+        for cell in (r.a, r.b):
+            if cell.target in seen:
+                continue
+            seen.add(cell.target)
+            s = cell.summary
+            flagged = sorted(cell.flags & {"not-steady", "host-slow", "held-back", "driver-bound", "errors"})
+            out.append(f"{cell.target}: {s.median:,.0f} req/s median [{s.min:,.0f}-{s.max:,.0f}], CV {s.cv:.1%}, "
+                       f"{s.n} launches" + (f"; marks: {', '.join(flagged)}" if flagged else ""))
+    return out
+
+
+def _rounds_line(view: RunView) -> str:
+    rec = view.environment.get("rounds")
+    if not rec:
+        return "launches: app after app (not in rounds): a slow spell of the host lands on one app"
+    return (f"launches in {rec.get('rounds', len(rec.get('orders', [])))} interleaved rounds, order shuffled with "
+            f"seed {rec.get('seed')}; ended: {rec.get('ended_why') or rec.get('ended') or 'not recorded'}")
+
+
+def host_line(view: RunView) -> str:
+    """How far the canary's readings on the app's CPU moved over the run."""
+    cells = [c for c in view.find("canary", "app_cpu_ms")]
+    values = [v for c in cells for v in c.values]
+    if len(values) < 2:
+        return "host speed: not measured (no canary readings)" if view.environment.get("rounds") else ""
+    middle = statistics.median(values)
+    slow_share = (view.plan.get("rounds") or {}).get("host_slow", 0.05)
+    slow = sum(1 for v in values if v > middle * (1 + slow_share))
+    return (f"host speed (canary on the app's CPU, {len(values)} readings before and after launches): median "
+            f"{middle:.1f} ms, {min(values) / middle - 1:+.1%} to {max(values) / middle - 1:+.1%} around it; "
+            f"{slow} reading(s) more than {slow_share:.0%} slow"
+            + ("" if not slow else " (their launches are flagged host-slow)"))
+
+
+def _advice(view: RunView, ratios: list[RatioFinding]) -> list[str]:
+    rec = view.environment.get("rounds") or {}
+    seconds = rec.get("round_s") or []
+    per_round = statistics.mean(seconds) if seconds else None
+    out = []
+    for r in ratios:
+        if r.settled or r.interval is None or not r.what.startswith("throughput"):
+            continue
+        need = r.rounds_needed
+        if need is None:
+            out.append(f"{r.numerator} / {r.denominator}: no affordable number of rounds reaches +-{r.target:.0%} at "
+                       f"the spread measured")
+            continue
+        cost = f" (about {need * per_round / 60:.0f} min of rounds at this run's pace)" if per_round else ""
+        out.append(f"to settle {r.numerator} / {r.denominator} to +-{r.target:.0%}: about {need} rounds{cost}, from "
+                   f"the round-to-round spread measured (sd of the log ratio {r.interval.sd_log:.3f})")
+    return out
+
+
+def _published(view: RunView, ratios: list[RatioFinding]) -> str:
+    for r in ratios:
+        if (r.numerator, r.denominator) == ("quarkus/jvm", "spring-boot/jvm") and r.what.startswith("throughput"):
+            conns, cpus = r.a.params.get("connections"), view.plan.get("limits", {}).get("cpus")
+            return (f"beside it: the Quarkus team's lab publishes {PUBLISHED_GAP}x for Quarkus / Spring Boot "
+                    f"throughput, measured {PUBLISHED_GAP_CONDITIONS}; here {conns} connections on {cpus} CPU(s): "
+                    f"other conditions, so a reference, not a check")
+    return ""
+
+
+def findings(view: RunView) -> Findings | None:
+    ratios = ratio_findings(view)
+    if not ratios:
+        return None
+    steady = next((r.a for r in ratios if r.what.startswith("throughput")), None)
+    return Findings(_conditions(view, steady), ratios, _behind(view, ratios), _rounds_line(view), host_line(view),
+                    _advice(view, ratios), _published(view, ratios))
+
+
+def ratio_chart(found: Findings) -> Chart | None:
+    """Each throughput ratio per round, with its interval as a band: a ratio that wanders from
+    round to round is what an interval this wide means."""
+    series = []
+    palette = ["#0072B2", "#D55E00", "#009E73", "#CC79A7"]
+    for i, r in enumerate(x for x in found.ratios if x.what.startswith("throughput") and x.per_round):
+        color = palette[i % len(palette)]
+        name = f"{r.numerator} / {r.denominator}"
+        series.append(Series(name, color, [Point(n, v) for n, v in r.per_round]))
+        if r.interval is not None:
+            xs = [n for n, _ in r.per_round]
+            for edge, value in (("low", r.interval.low), ("high", r.interval.high)):
+                series.append(Series(f"{name} 95 % {edge}", color, [Point(x, value) for x in (min(xs), max(xs))],
+                                     dash="dot", markers=False, legend=False, group=name))
+    if not series:
+        return None
+    return line_chart("Throughput ratio per round (dotted: its 95 % interval)", series, Axis("round"),
+                      Axis("ratio (x)"), key="findings-ratio-per-round")

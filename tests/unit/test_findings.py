@@ -1,0 +1,94 @@
+"""The answer first: the findings block (headline ratios with intervals, settled or not, the
+conditions, the host's speed, what would settle it) in the summary and at the top of the reports;
+and compare naming the canaries and whether two runs' ratios agree."""
+
+from __future__ import annotations
+
+import pytest
+
+from perflab import results
+from perflab.report import compare, findings, markdown, summary
+from perflab.report.facts import RunExtras
+from perflab.store import Store
+
+PLAN = {"name": "quick", "scenarios": ["startup", "steady"], "limits": {"cpus": 1, "memory_mb": 1024, "jvm_opts": []},
+        "rounds": {"target": 0.10, "host_slow": 0.05}, "steady": {"startup_figures": True}}
+ENV = {"cpu_model": "Test CPU", "cpus_online": 2}
+AT = {"path": "/fruits", "connections": 4, "method": "GET"}
+
+
+def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[float] | None = None,
+         rounds_record: bool = True) -> results.RunView:
+    env = dict(ENV)
+    if rounds_record:
+        env["rounds"] = {"seed": 9, "rounds": len(quarkus), "orders": [], "headline": ["quarkus/jvm / spring-boot/jvm"],
+                         "ended": "budget", "ended_why": "the time budget (15 min) left no room for round 4",
+                         "round_s": [300.0] * len(quarkus)}
+    run = store.begin_run(PLAN, env)
+    for app, values in (("quarkus", quarkus), ("spring-boot", spring)):
+        for n, v in enumerate(values, 1):
+            store.add_figure(run, app, "jvm", "steady", "rps", v, "req/s", point="fruits c=4", params=AT, repeat=n)
+    for n, v in enumerate(canary or [], 1):
+        store.add_figure(run, "quarkus", "jvm", "canary", "app_cpu_ms", v, "ms", point="before", repeat=n)
+    store.finish_run(run, "complete")
+    return results.load(store, run)
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "r.sqlite")
+    yield s
+    s.close()
+
+
+def test_a_wide_ratio_is_not_settled_and_says_what_budget_would_settle_it(store):
+    view = _run(store, [20_000, 24_000, 17_000], [12_000, 12_500, 11_000], canary=[20.0, 20.2, 19.9, 23.0])
+    found = findings.findings(view)
+    [ratio] = found.ratios
+    assert ratio.interval.paired and ratio.interval.n == 3
+    assert ratio.interval.low < 1.7 < ratio.interval.high and not ratio.settled
+    text = "\n".join(found.lines())
+    assert "NOT settled" in text and "about" in text and "rounds" in text
+    assert "4 connections" in text and "1 CPU" in text          # the conditions the ratio holds under
+    assert "100 connections on 4 CPUs" in text                   # the published figure, with its conditions
+    assert "1 reading(s) more than 5% slow" in text              # the canary's 23.0 against a median of ~20
+    assert "budget" in text
+
+
+def test_a_tight_ratio_is_settled(store):
+    view = _run(store, [20_000, 20_200, 19_900, 20_100], [10_000, 10_050, 9_980, 10_020])
+    [ratio] = findings.findings(view).ratios
+    assert ratio.settled and ratio.interval.half_width < 0.10
+    assert "settled (within +-10%)" in ratio.text()
+
+
+def test_the_summary_ends_and_the_markdown_report_begins_with_the_findings(store, tmp_path):
+    view = _run(store, [20_000, 24_000, 17_000], [12_000, 12_500, 11_000])
+    text = summary.render(view)
+    tail = text.strip().splitlines()
+    block = tail.index("what this run found")
+    assert any("quarkus/jvm / spring-boot/jvm" in line for line in tail[block:])
+    md = markdown.render(view, RunExtras())
+    first_section = md.split("\n## ")[1]
+    assert first_section.startswith("What this run found") and "95 % interval" in first_section
+
+
+def test_launches_not_in_rounds_are_compared_unpaired_and_said_to_be_app_after_app(store):
+    view = _run(store, [20_000, 24_000], [12_000, 12_500], rounds_record=False)
+    found = findings.findings(view)
+    assert "app after app" in found.rounds
+    # the repeats still pair up by number: two launches a side give the paired interval
+    assert found.ratios[0].interval.n == 2
+
+
+def test_compare_shows_the_canaries_and_whether_the_ratios_agree(store):
+    a = _run(store, [20_000, 21_000, 19_500, 20_500], [12_000, 12_300, 11_800, 12_100], canary=[20.0, 20.1, 19.9])
+    b = _run(store, [20_300, 20_800, 19_800, 20_600], [12_100, 12_200, 11_900, 12_000], canary=[24.0, 24.2, 23.9])
+    far = _run(store, [30_000, 30_500, 29_800, 30_200], [12_000, 12_100, 11_900, 12_050], canary=[20.0, 20.1, 20.2])
+    lines = compare.header_lines(compare.compare_runs(a, b))
+    host = [x for x in lines if x.startswith("host:")]
+    assert host and "slower in B" in host[0] and "beyond 5 %" in host[0]
+    [agree] = [x for x in lines if x.startswith("ratio:")]
+    assert agree.endswith("agree")
+    [differ] = [x for x in compare.header_lines(compare.compare_runs(a, far)) if x.startswith("ratio:")]
+    assert differ.endswith("DIFFER")
