@@ -78,7 +78,7 @@ def test_launches_run_round_by_round_in_the_seeded_order_with_the_canary_around_
         canary = _figures(st, run_id, "canary")
         seen = {(f.app, f.repeat, f.point, f.metric) for f in canary}
         assert seen == {(a, n, when, m) for a in ("alpha", "beta") for n in (1, 2) for when in ("before", "after")
-                        for m in ("app_cpu_ms", "load_cpu_ms")}
+                        for m in ("app_cpu_ms", "app_cache_ms", "load_cpu_ms", "load_cache_ms")}
         assert all(f.value > 0 for f in canary)
         outcomes = {(o["app"], o["scenario"]): o["status"] for o in st.outcomes(run_id)}
         assert outcomes[("alpha", "steady")] == outcomes[("beta", "steady")] == "ok"

@@ -7,13 +7,14 @@
   sampled at >= 10 Hz in a thread; summaries give the value at a moment, a true peak and means.
 - `tree_cpu_seconds` / `tree_rss_bytes`: one-off readings for the DB server and the driver.
 
-Standard library only; everything is read from /proc and the cgroup files.
+Standard library only; everything is read from /proc and the cgroup files (the canary runs a C program).
 
 - `proc`: /proc readings of a process tree
 - `liveness`: whether a watched process has exited, to fail fast
 - `polling`: HTTP polling for time to first response and readiness
 - `startlog`: the start time the framework prints in its log
 - `sampling`: RSS/CPU samples of a tree and its cgroup in a thread, and their summaries
+- `canary`: the host's own speed on given CPUs, from a small fixed C workload compiled once
 """
 
 from .liveness import Process

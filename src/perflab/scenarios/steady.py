@@ -147,6 +147,10 @@ def _evidence(before: tuple, after: tuple, intervals: list[Interval]) -> dict:
         if d.get("compilations") is not None:
             out["compilations"] = d["compilations"]
             out["compile_ms_per_s"] = (d.get("compile_ms") or 0.0) / seconds if seconds else None
+        # what the JIT had built by the end of the measurement: launches of one build that compiled
+        # different amounts of code may have settled on different code (the launch-to-launch spread)
+        out["compiled_total"] = jvm_b.compilations
+        out["code_kb"] = jvm_b.compiled_code_bytes / 1024 if jvm_b.compiled_code_bytes is not None else None
     else:
         out["jvm_why"] = "not a JVM mode"
     return out
@@ -348,7 +352,8 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     for key, metric, unit in (("statements_per_request", "sql_statements_per_request", "count"),
                               ("transactions_per_request", "db_transactions_per_request", "count"),
                               ("gc_ms_per_s", "gc_ms_per_s", "ms/s"), ("compilations", "jit_compilations", "count"),
-                              ("compile_ms_per_s", "jit_compile_ms_per_s", "ms/s")):
+                              ("compile_ms_per_s", "jit_compile_ms_per_s", "ms/s"),
+                              ("compiled_total", "jit_compiled_methods", "count"), ("code_kb", "jit_code_kb", "KB")):
         if ev.get(key) is not None:
             put(metric, ev[key], unit)
     # whether this launch reached steady state and why (or why not), for the stability lines
