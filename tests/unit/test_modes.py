@@ -85,3 +85,22 @@ def test_jvm_and_aot_modes_are_declared_for_both_jvm_frameworks():
         assert app.modes["jvm"].jdk == 17 and app.modes["jvm-jdk25"].jdk == 25
         assert app.modes["aot-cache"].aot == "train" and app.modes["aot-cache"].jdk == 25
         assert "native-image" in app.modes["native"].requires
+
+
+def test_doctor_says_native_cannot_be_built_here_and_why(no_graalvm):
+    from perflab import doctor
+
+    check = doctor._check_native_image()
+    assert not check.ok and not check.required
+    assert check.detail == apps.native_image_missing()
+    assert "GRAALVM_HOME" in check.fix
+    assert "[warn   ] native-image (the apps' native modes): no GraalVM or Mandrel" in doctor.render([check])
+
+
+def test_doctor_reports_a_found_native_image_with_its_version(no_graalvm, monkeypatch, tmp_path):
+    from perflab import doctor
+
+    exe = _fake_native_image(tmp_path / "graal" / "bin")
+    monkeypatch.setenv("GRAALVM_HOME", str(tmp_path / "graal"))
+    check = doctor._check_native_image()
+    assert check.ok and check.detail == f"{exe} (fake)"
