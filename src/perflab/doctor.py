@@ -124,6 +124,24 @@ def _check_oha() -> Check:
                  "scenarios cannot run", "install Rust (rustup) or apt-get install cargo", required=False)
 
 
+def _check_native_image() -> Check:
+    from perflab import apps
+
+    label = "native-image (the apps' native modes)"
+    path = apps.native_image()
+    if path is None:
+        return Check(label, False, apps.native_image_missing(),
+                     "install GraalVM or Mandrel (a JDK 25 release) and set GRAALVM_HOME to it, or put its "
+                     "native-image on PATH", required=False)
+    try:
+        out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60)
+        lines = (out.stdout or out.stderr).strip().splitlines()
+        version = lines[0] if lines else "no version printed"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        version = f"--version failed: {exc}"
+    return Check(label, True, f"{path} ({version})", required=False)
+
+
 def run_checks() -> list[Check]:
     return [
         _check_jdk(17, True),
@@ -133,6 +151,7 @@ def run_checks() -> list[Check]:
         _check_binary("wrk", "wrk (closed-loop load)", "wrk", version_args=("-v",)),
         _check_binary("go", "Go (the Go reference app)", "golang", required=False, version_args=("version",)),
         _check_oha(),
+        _check_native_image(),
         _check_cgroups(),
         *_devloop_checks(),
     ]

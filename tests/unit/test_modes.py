@@ -32,7 +32,22 @@ def _native_mode_app():
 def test_native_is_unavailable_without_native_image_and_says_where_it_looked(no_graalvm):
     assert apps.native_image() is None
     why = apps.unavailable(_native_mode_app(), "native")
-    assert why == ("unavailable: no native-image found (GRAALVM_HOME is unset, and native-image is not on PATH)")
+    assert why.startswith("unavailable: no GraalVM or Mandrel native-image "
+                          "(GRAALVM_HOME is unset, and native-image is not on PATH); ")
+
+
+def test_native_unavailable_names_the_piece_the_registries_do_not_serve(no_graalvm):
+    why = apps.unavailable(_native_mode_app(), "native")
+    assert "not its native part" in why and "svm-hosted-native-linux-amd64 ends at 21.1.0" in why
+    assert why.endswith("see docs/native-image-feasibility.md")
+    assert why == "unavailable: " + apps.native_image_missing()
+
+
+def test_the_study_the_reason_points_to_is_in_the_repository():
+    from perflab.paths import REPO_ROOT
+
+    study = (REPO_ROOT / "docs" / "native-image-feasibility.md").read_text()
+    assert "svm-hosted-native-linux-amd64" in study and "21.1.0" in study
 
 
 def test_graalvm_home_without_the_tool_is_named(no_graalvm, monkeypatch, tmp_path):
@@ -44,6 +59,7 @@ def test_native_image_is_found_in_graalvm_home(no_graalvm, monkeypatch, tmp_path
     exe = _fake_native_image(tmp_path / "graal" / "bin")
     monkeypatch.setenv("GRAALVM_HOME", str(tmp_path / "graal"))
     assert apps.native_image() == exe
+    assert apps.native_image_missing() == ""
     assert apps.unavailable(_native_mode_app(), "native") == ""
 
 
@@ -69,3 +85,22 @@ def test_jvm_and_aot_modes_are_declared_for_both_jvm_frameworks():
         assert app.modes["jvm"].jdk == 17 and app.modes["jvm-jdk25"].jdk == 25
         assert app.modes["aot-cache"].aot == "train" and app.modes["aot-cache"].jdk == 25
         assert "native-image" in app.modes["native"].requires
+
+
+def test_doctor_says_native_cannot_be_built_here_and_why(no_graalvm):
+    from perflab import doctor
+
+    check = doctor._check_native_image()
+    assert not check.ok and not check.required
+    assert check.detail == apps.native_image_missing()
+    assert "GRAALVM_HOME" in check.fix
+    assert "[warn   ] native-image (the apps' native modes): no GraalVM or Mandrel" in doctor.render([check])
+
+
+def test_doctor_reports_a_found_native_image_with_its_version(no_graalvm, monkeypatch, tmp_path):
+    from perflab import doctor
+
+    exe = _fake_native_image(tmp_path / "graal" / "bin")
+    monkeypatch.setenv("GRAALVM_HOME", str(tmp_path / "graal"))
+    check = doctor._check_native_image()
+    assert check.ok and check.detail == f"{exe} (fake)"

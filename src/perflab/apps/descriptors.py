@@ -348,13 +348,28 @@ def native_image() -> Path | None:
     return Path(found) if found else None
 
 
+# What the lab cannot make itself where no GraalVM/Mandrel is installed (docs/native-image-feasibility.md):
+# the registries serve the builder's jars, and a stock JDK 25 runs them, but not its native part.
+NATIVE_BUILDER_GAP = ("the package registries serve the builder's jars (org.graalvm.nativeimage:svm) but not its "
+                      "native part: SubstrateVM's C headers and static libraries "
+                      "(org.graalvm.nativeimage:svm-hosted-native-linux-amd64 ends at 21.1.0), "
+                      "see docs/native-image-feasibility.md")
+
+
+def native_image_missing() -> str:
+    """Where native-image was looked for and what is missing ('' when one is found)."""
+    if native_image() is not None:
+        return ""
+    home = "set but has no bin/native-image" if os.environ.get("GRAALVM_HOME") else "unset"
+    return (f"no GraalVM or Mandrel native-image (GRAALVM_HOME is {home}, and native-image is not on PATH); "
+            + NATIVE_BUILDER_GAP)
+
+
 def unavailable(app: App, mode_name: str, jdk_override: int | None = None) -> str:
     """Why this app/mode cannot run here ('' when it can)."""
     mode = app.mode(mode_name)
     if "native-image" in mode.requires and native_image() is None:
-        return ("unavailable: no native-image found (GRAALVM_HOME is "
-                + ("set but has no bin/native-image" if os.environ.get("GRAALVM_HOME") else "unset")
-                + ", and native-image is not on PATH)")
+        return "unavailable: " + native_image_missing()
     tool = app.for_mode(mode_name).build_command[0]
     # a tool given by path (e.g. a project's own ./mvnw) is run in the app's folder
     in_app = "/" in tool and os.access(app.dir / tool, os.X_OK)
