@@ -412,3 +412,78 @@ def test_rt2019_attributes_agree_with_the_transcribed_claims_and_tables():
             assert attributes.printed(f"{prefix}RssCompareThorntail") == pytest.approx(rss / base_rss * 100, abs=0.05)
             more = (curves.peak("rps", label)[1] / base_peak - 1) * 100
             assert attributes.printed(f"{prefix}ThroughputCompareThorntail") == pytest.approx(more, abs=0.05)
+
+
+# --- the figures as the studies' texts print them ----------------------------------------------
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _numbers(text: str) -> list[float]:
+    import re
+
+    return [float(n.replace(",", "")) for n in re.findall(r"\d+(?:,\d{3})*(?:\.\d+)?", text)]
+
+
+def _found_in_order(text: str, passage: tuple[str, ...]) -> str:
+    """The passage's strings found one after another in the text; what lies between them is
+    skipped. Returns the strings' own text (where the figures must be)."""
+    at = 0
+    for part in passage:
+        found = text.find(_flat(part), at)
+        assert found >= 0, f"not found after offset {at}: {part!r}"
+        at = found + len(_flat(part))
+    return " ".join(passage[1:])
+
+
+def _printed(value: float, numbers: list[float]) -> bool:
+    """The value as the text prints it: the same number, or in s where we keep ms."""
+    return any(math.isclose(value, n * scale, rel_tol=1e-9) for n in numbers for scale in (1, 1000))
+
+
+@pytest.mark.parametrize("claim", published.CLAIMS, ids=[c.key for c in published.CLAIMS])
+def test_every_published_figure_is_in_its_studys_text_at_its_passage(claim, study_text):
+    assert claim.passage, "every figure names where the study prints it"
+    numbers = _numbers(_found_in_order(_flat(study_text(claim.study)), claim.passage))
+    for label, value in claim.figures:
+        raw = dict(claim.raw).get(label)
+        if raw is not None:  # a median of listed runs: the runs are printed
+            assert all(_printed(v, numbers) for v in raw), (label, raw)
+            assert value == statistics.median(raw)
+        else:
+            assert _printed(value, numbers), (label, value)
+    for label, value in claim.printed:
+        assert _printed(value, numbers), (label, value)
+
+
+def test_lab_1_3s_whole_table_is_the_texts_and_its_peaks_are_the_claims(study_text):
+    from perflab.report.published import curves
+
+    text = _flat(study_text("LAB-2020"))
+    table = text[text.index("Throughput versus number of concurrent users"):]
+    for conns, row in curves.LAB20_1_3_TABLE.items():
+        assert f"{conns} " + " ".join(f"{v:g} req/sec" for v in row) in table, conns
+    peak = published.claim("lab2020-peak-rps")
+    for label in curves.LAB20_1_3_LABELS:
+        column = dict(next(c for c in curves.curves("/todos", "rps") if c.label == label and c.study == "LAB-2020").points)
+        assert column and max(column.values()) == peak.value(label)
+
+
+@pytest.mark.parametrize("study", list(published.STUDIES))
+def test_the_versions_and_machines_named_are_the_texts(study, study_text):
+    import re
+
+    text = study_text(study)
+    facts = published.STUDIES[study]
+    named = re.findall(r"\d+\.\d+\.\d+(?:\.\w+)?|E\d-\d{4}[\w ]*?v?\d?(?= @)", facts.versions + " " + facts.environment)
+    assert named, study
+    for item in named:
+        assert item.strip() in text, item
+
+
+def test_what_is_listed_as_not_transcribed_does_not_claim_a_missing_source():
+    for n in published.NOT_TRANSCRIBED:
+        assert "available here" not in n.why and "breaks off" not in n.why, n
+    for c in published.CLAIMS:
+        assert c.source, c.key  # where the study prints them
