@@ -251,6 +251,10 @@ def test_published_figures_and_the_ratio_sit_beside_the_measured_table(synthetic
     # the verdicts count direction and size apart, in both reports
     counts = ratios.count(ratios.evaluate_all(view)).text()
     assert counts in _html_text(doc) and counts in md and "size (±25%)" in counts
+    # and a line per study: its figures compared, held, and left out with why
+    lines = [t.text() for t in ratios.by_study(ratios.evaluate_all(view))]
+    assert len(lines) == len(published.STUDIES)
+    assert all(line in _html_text(doc) and f"- {line}" in md for line in lines)
 
 
 def test_the_studies_contradictions_are_listed_with_their_wording_and_the_value_compared(synthetic):
