@@ -81,3 +81,23 @@ def write_standin_app(root: Path, name: str = "standin", delay: float = 0.2, exi
         env = {{ STANDIN_ALLOC_MB = "{alloc_mb}" }}
         """))
     return app
+
+
+def _studies_dir() -> Path:
+    """The studies' own texts: $PERFLAB_STUDIES, else shared/studies beside the checkout."""
+    from perflab.paths import REPO_ROOT
+
+    return Path(os.environ.get("PERFLAB_STUDIES") or REPO_ROOT.parent / "shared" / "studies")
+
+
+@pytest.fixture
+def study_text():
+    """A study's text by its key (published.TEXTS names the files); skips when the texts are not here."""
+    from perflab.report.published import claims
+
+    def read(study: str) -> str:
+        path = _studies_dir() / claims.TEXTS[study]
+        if not path.exists():
+            pytest.skip(f"the study texts are not at {path.parent} (set PERFLAB_STUDIES)")
+        return path.read_text(encoding="utf-8")
+    return read

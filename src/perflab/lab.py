@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from perflab import isolate, probes
+from perflab.apps import mode_jvm_opts
 from perflab.errors import LabError
 from perflab.h2 import Server as H2Server
 from perflab.instance import InstanceSpec
@@ -47,7 +48,7 @@ class Lab:
             limits=isolate.Limits(cpus=self.topology.app, cpu_quota=float(limits["cpus"]),
                                   memory_mb=memory_mb or limits["memory_mb"]),
             db_env=self.db_env(app), log_dir=self.log_dir,
-            jvm_opts=list(limits["jvm_opts"]) + self.mode_opts.get((app.name, mode), []),
+            jvm_opts=mode_jvm_opts(app.mode(mode), limits) + self.mode_opts.get((app.name, mode), []),
             jdk=limits["jdk"] or None, sample_hz=self.plan["sample_hz"], setup=self.setup, cgroup=cgroup)
 
     def db_env(self, app) -> dict[str, str]:

@@ -32,6 +32,8 @@ class LimitSettings(Settings):
     memory_mb: int = setting(1024, "the app's memory limit", "MB", ge=64)
     jvm_opts: list[str] = setting([], "JVM options for every JVM mode (e.g. a heap size); its heap sizes "
                                       "(-Xmx, -Xms, -Xmn, -Xss) also reach native modes whose command takes {heap_opts}")
+    native_heap_opts: list[str] = setting([], "heap options for native modes instead of jvm_opts' heap sizes (e.g. "
+                                               "LAB-2020's -Xms32m -Xmx64m -Xmn32m; empty: those of jvm_opts)")
     jdk: int = setting(0, "a JDK for every JVM mode (0: the mode's own)")
     pool_min: int = setting(5, "the app's database pool: connections kept open (DB_POOL_MIN)", "connections", ge=0)
     pool_max: int = setting(20, "the app's database pool: most connections (DB_POOL_MAX)", "connections", ge=1)

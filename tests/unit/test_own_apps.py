@@ -140,9 +140,22 @@ def test_heap_opts_give_a_native_executable_the_plans_heap_sizes_only(tmp_path):
 
 def test_quarkus_native_runs_with_the_plans_heap_as_lab2020_sets_it():
     quarkus = apps.get("quarkus")
-    jvm_opts = plan.load("lab2020")["limits"]["jvm_opts"]
-    argv, _ = apps.launch_argv(quarkus.for_mode("native"), quarkus.mode("native"), jvm_opts=jvm_opts)
-    assert argv == [str(quarkus.for_mode("native").artifact_path), "-Xmx64m"]
+    limits = plan.load("lab2020")["limits"]
+    native = quarkus.mode("native")
+    argv, _ = apps.launch_argv(quarkus.for_mode("native"), native, jvm_opts=apps.mode_jvm_opts(native, limits))
+    assert argv == [str(quarkus.for_mode("native").artifact_path), *limits["native_heap_opts"]]
+    # the JVM mode keeps the plan's jvm_opts
+    assert apps.mode_jvm_opts(quarkus.mode("jvm"), limits) == limits["jvm_opts"]
+
+
+def test_native_heap_opts_replace_the_jvm_opts_heap_sizes_of_native_modes_only(tmp_path):
+    app = apps.load_descriptor(write_app(tmp_path / "n", command='["{artifact}", "{heap_opts}"]'))
+    limits = {"jvm_opts": ["-Xmx64m", "-Xlog:gc"], "native_heap_opts": ["-Xms8m", "-Xmx32m"]}
+    argv, _ = apps.launch_argv(app, app.mode("main"), jvm_opts=apps.mode_jvm_opts(app.mode("main"), limits))
+    assert argv == [str(app.artifact_path), "-Xms8m", "-Xmx32m"]
+    assert apps.mode_jvm_opts(app.mode("main"), {**limits, "native_heap_opts": []}) == limits["jvm_opts"]
+    jvm = apps.load_descriptor(write_app(tmp_path / "j", command='["{java}", "{jvm_opts}", "-jar", "{artifact}"]'))
+    assert apps.mode_jvm_opts(jvm.mode("main"), limits) == limits["jvm_opts"]
 
 
 def test_each_app_gets_a_database_name_of_its_own():

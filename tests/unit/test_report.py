@@ -245,12 +245,16 @@ def test_published_figures_and_the_ratio_sit_beside_the_measured_table(synthetic
     assert "held" in qrow and "did not hold" not in qrow
     assert f"within ±25% ({expected / (4455 / 9649):.2f}x published)" in qrow
     # KT-2020 published Spring faster on GET /data: here quarkus is twice as fast, so it did not hold
-    kt = re.search(r'data-claim="kt2020-get">(.*?)</div>', doc, re.S).group(1)
+    kt = re.search(r'data-claim="kt2020-get-write">(.*?)</div>', doc, re.S).group(1)
     assert "did not hold" in re.search(r'<tr data-label="Q-JVM">(.*?)</tr>', kt, re.S).group(1)
     assert "did not hold" in md
     # the verdicts count direction and size apart, in both reports
     counts = ratios.count(ratios.evaluate_all(view)).text()
     assert counts in _html_text(doc) and counts in md and "size (±25%)" in counts
+    # and a line per study: its figures compared, held, and left out with why
+    lines = [t.text() for t in ratios.by_study(ratios.evaluate_all(view))]
+    assert len(lines) == len(published.STUDIES)
+    assert all(line in _html_text(doc) and f"- {line}" in md for line in lines)
 
 
 def test_the_studies_contradictions_are_listed_with_their_wording_and_the_value_compared(synthetic):

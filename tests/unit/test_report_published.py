@@ -164,6 +164,27 @@ def test_a_study_plan_names_the_version_of_every_framework_it_runs(name):
         assert f"{target.app.framework} {target.app.framework_version}" in said, target.label
 
 
+def test_a_matched_setting_changed_is_caught_and_a_declared_one_must_state_the_plans_value():
+    data = copy.deepcopy(plans.load("lab2020").data)
+    assert methods.undeclared(data, "LAB-2020") == [] and methods.unstated(data) == []
+    # matched settings: changing one is a deviation to declare
+    data["startup"]["runs"] = data["startup"]["runs"] + 2
+    data["memory"]["load_connections"] = 56
+    data["limits"]["native_heap_opts"] = []
+    assert [m.split(":")[0] for m in methods.undeclared(data, "LAB-2020")] == [
+        "limits.native_heap", "startup.runs", "memory.load_connections"]
+    # a declared one: its reduction says the plan's value, so a new value needs the reduction rewritten
+    data = copy.deepcopy(plans.load("lab2020").data)
+    data["startup"]["poll_ms"] = 3.0
+    assert [m.split(":")[0] for m in methods.unstated(data)] == ["startup.poll_ms"]
+    assert methods.undeclared(data, "LAB-2020") == []
+
+
+@pytest.mark.parametrize("name", list(methods.STUDY_PLANS))
+def test_every_keyed_reduction_of_a_study_plan_states_the_plans_value(name):
+    assert methods.unstated(plans.load(name).data) == []
+
+
 def test_a_plan_setting_changed_without_a_reduction_is_caught():
     data = copy.deepcopy(plans.load("lab2020").data)
     data["coldstart"]["runs"] = 5
@@ -174,8 +195,11 @@ def test_a_plan_setting_changed_without_a_reduction_is_caught():
     assert methods.undeclared(data, "LAB-2020") == []
 
 
-@pytest.mark.parametrize("name, key", [("lab2020", "startup.limits"), ("lab2020", "memory.load_connections"),
-                                       ("lab2020", "startup.runs"), ("lab2020", "placement.kind"),
+@pytest.mark.parametrize("name, key", [("lab2020", "startup.limits"), ("lab2020", "scaleup.poll_ms"),
+                                       ("lab2020", "startup.poll_ms"), ("lab2020", "placement.kind"),
+                                       ("lab2020", "limits.isolation"), ("lab2020", "sweep.driver"),
+                                       ("lab2020", "devloop.steps"), ("lab2020", "devloop.extensions"),
+                                       ("lab2020", "devloop.stream_library"),
                                        ("rt2019", "startup.runs"), ("rt2019", "sweep.duration_s"),
                                        ("kt2020", "kt2020load.launches")])
 def test_deviations_once_declared_only_in_prose_are_checked_against_the_plan(name, key):
@@ -200,9 +224,18 @@ def test_lab_1_1s_limits_are_the_plans_limits_and_follow_them():
     assert [m.split(":")[0] for m in methods.undeclared(data, "LAB-2020")] == ["limits.memory_mb"]
 
 
-def test_the_native_heap_is_what_quarkus_native_is_launched_with(tmp_path, monkeypatch):
+def _native_command_flags(text: str) -> list[str]:
+    """The heap flags of the native image's command in LAB-2020's appendix (its Dockerfile's CMD)."""
+    line = next(x for x in text.splitlines() if x.startswith("CMD [") and "application" in x)
+    return [f.strip('" ') for f in line.strip("CMD []").split(",") if f.strip('" ').startswith("-X")]
+
+
+def test_the_native_heap_is_what_quarkus_native_is_launched_with(tmp_path, monkeypatch, study_text):
     data = plans.load("lab2020").data
-    assert methods.plan_value(data, "limits.native_heap") == ["-Xmx64m"]
+    flags = _native_command_flags(study_text("LAB-2020"))
+    assert len(flags) == 3  # -Xms, -Xmx, -Xmn
+    assert methods.plan_value(data, "limits.native_heap") == flags
+    assert [s.value for s in methods.METHODS["LAB-2020"] if s.key == "limits.native_heap"] == [flags]
     # a native command that drops the plan's heap is a deviation the plan must declare
     shutil.copytree(REPO_ROOT / "apps" / "quarkus", tmp_path / "quarkus", ignore=shutil.ignore_patterns("target"))
     desc = tmp_path / "quarkus" / "perflab.toml"
@@ -412,3 +445,82 @@ def test_rt2019_attributes_agree_with_the_transcribed_claims_and_tables():
             assert attributes.printed(f"{prefix}RssCompareThorntail") == pytest.approx(rss / base_rss * 100, abs=0.05)
             more = (curves.peak("rps", label)[1] / base_peak - 1) * 100
             assert attributes.printed(f"{prefix}ThroughputCompareThorntail") == pytest.approx(more, abs=0.05)
+
+
+# --- the figures as the studies' texts print them ----------------------------------------------
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _numbers(text: str) -> list[float]:
+    import re
+
+    return [float(n.replace(",", "")) for n in re.findall(r"\d+(?:,\d{3})*(?:\.\d+)?", text)]
+
+
+def _found_in_order(text: str, passage: tuple[str, ...]) -> str:
+    """The passage's strings found one after another in the text; what lies between them is
+    skipped. Returns the strings' own text (where the figures must be)."""
+    at = 0
+    for part in passage:
+        found = text.find(_flat(part), at)
+        assert found >= 0, f"not found after offset {at}: {part!r}"
+        at = found + len(_flat(part))
+    return " ".join(passage[1:])
+
+
+def _printed(value: float, numbers: list[float]) -> bool:
+    """The value as the text prints it: the same number, or in s where we keep ms."""
+    return any(math.isclose(value, n * scale, rel_tol=1e-9) for n in numbers for scale in (1, 1000))
+
+
+@pytest.mark.parametrize("claim", published.CLAIMS, ids=[c.key for c in published.CLAIMS])
+def test_every_published_figure_is_in_its_studys_text_at_its_passage(claim, study_text):
+    assert claim.passage, "every figure names where the study prints it"
+    numbers = _numbers(_found_in_order(_flat(study_text(claim.study)), claim.passage))
+    for label, value in claim.figures:
+        raw = dict(claim.raw).get(label)
+        if raw is not None:  # a median of listed runs: the runs are printed
+            assert all(_printed(v, numbers) for v in raw), (label, raw)
+            assert value == statistics.median(raw)
+        else:
+            assert _printed(value, numbers), (label, value)
+    for label, value in claim.printed:
+        assert _printed(value, numbers), (label, value)
+
+
+def test_lab_1_3s_whole_table_is_the_texts_and_its_peaks_are_the_claims(study_text):
+    from perflab.report.published import curves
+
+    text = _flat(study_text("LAB-2020"))
+    table = text[text.index("Throughput versus number of concurrent users"):]
+    for conns, row in curves.LAB20_1_3_TABLE.items():
+        assert f"{conns} " + " ".join(f"{v:g} req/sec" for v in row) in table, conns
+    peak = published.claim("lab2020-peak-rps")
+    for label in curves.LAB20_1_3_LABELS:
+        column = dict(next(c for c in curves.curves("/todos", "rps") if c.label == label and c.study == "LAB-2020").points)
+        assert column and max(column.values()) == peak.value(label)
+    # the claims' peak RSS and req/s per MB are read at that peak: its connection count is the plan's
+    at_peak = {max(curves.EXTRA_ROWS[("LAB-2020", "/todos", "rps")][lbl].items(), key=lambda kv: kv[1])[0]
+               for lbl in curves.LAB20_1_3_LABELS}
+    assert [s.value for s in methods.METHODS["LAB-2020"] if s.key == "memory.load_connections"] == list(at_peak)
+
+
+@pytest.mark.parametrize("study", list(published.STUDIES))
+def test_the_versions_and_machines_named_are_the_texts(study, study_text):
+    import re
+
+    text = study_text(study)
+    facts = published.STUDIES[study]
+    named = re.findall(r"\d+\.\d+\.\d+(?:\.\w+)?|E\d-\d{4}[\w ]*?v?\d?(?= @)", facts.versions + " " + facts.environment)
+    assert named, study
+    for item in named:
+        assert item.strip() in text, item
+
+
+def test_what_is_listed_as_not_transcribed_does_not_claim_a_missing_source():
+    for n in published.NOT_TRANSCRIBED:
+        assert "available here" not in n.why and "breaks off" not in n.why, n
+    for c in published.CLAIMS:
+        assert c.source, c.key  # where the study prints them

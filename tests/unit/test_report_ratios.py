@@ -16,7 +16,7 @@ PLAN = {"name": "r", "scenarios": ["footprint", "startup", "sweep"],
                              {"name": "todos", "path": "/todos", "connections": [8, 32]}]}}
 KNOWN_METRICS = {"artifact_mb", "build_s", "ttfr_ms", "framework_start_ms", "ready_ms", "rss_after_first_mb",
                  "rss_rest_mb", "rss_peak_mb", "cgroup_rest_mb", "cgroup_peak_mb", "docker_rest_mb", "docker_peak_mb", "rps", "rps_per_mb", "latency_mean_ms", "latency_max_ms", "instances",
-                 "projected_rps", "rss_10_instances_mb", "ttfr_minus_reference_ms", "requests"}
+                 "projected_rps", "rss_10_instances_mb", "total_rss_mb", "ttfr_minus_reference_ms", "requests"}
 
 
 def cell(values: list[float], flags: set[str] | None = None, metric: str = "rps") -> Cell:
@@ -113,3 +113,28 @@ def test_a_claim_is_evaluated_against_its_baseline_only_when_both_were_measured(
     assert q40.measured is not None and q40.ratio.verdict == ratios.NO_RATIO
     assert "thorntail/jvm not measured" in q40.ratio.why
     assert next(r for r in rt.rows if r.label == "Thorntail").missing_reason == "not in this run"
+
+
+def test_each_study_gets_a_tally_of_its_figures_compared_held_and_left_out_with_why(view):
+    results_ = ratios.evaluate_all(view)
+    tallies = {t.study: t for t in ratios.by_study(results_)}
+    assert set(tallies) == set(published.STUDIES)
+    for study, t in tallies.items():
+        rows = [r for res in results_ if res.claim.study == study for r in res.rows]
+        assert t.figures == len(rows) == t.compared + t.unavailable + t.not_planned
+        assert t.not_in_text == sum(n.study == study for n in published.NOT_TRANSCRIBED)
+        assert t.held <= t.ratios and t.within <= t.ratios
+    lab = tallies["LAB-2020"]
+    # lab 1.3's peak throughput: A and Q-JVM measured on /todos, their ratio held; Q-native unavailable
+    peak = ratios.evaluate(view, published.claim("lab2020-peak-rps"))
+    assert [r.label for r in peak.rows if r.measured] == ["A", "Q-JVM"] and lab.compared >= 2
+    assert lab.held >= 1 and lab.unavailable >= 1  # quarkus/native: no native-image
+    # the scenarios this plan does not run are the plan's, not something unavailable here
+    density = ratios.evaluate(view, published.claim("lab2020-pods-2gb"))
+    assert all(ratios.not_planned(r.missing_reason) for r in density.rows)
+    assert not ratios.not_planned("unavailable: no native-image")
+    line = lab.text()
+    assert line.startswith(f"LAB-2020: {lab.compared} of its {lab.figures} published figures compared here")
+    assert f"{lab.held} held in direction and {lab.within} in size" in line
+    assert f"{lab.unavailable} unavailable here" in line and f"{lab.not_planned} not in the plan" in line
+    assert f"{lab.not_in_text} items not in the text" in line

@@ -9,10 +9,10 @@
 from .building import BuildResult, build, build_env, last_build
 from .descriptors import (CONTRACT_API, OWN_API, App, Database, Mode, Smoke, discover, get, load_descriptor, load_dir,
                           native_image, native_image_missing, unavailable, with_dirs)
-from .launching import Running, http_status, launch, launch_argv, wait_ready
+from .launching import Running, http_status, launch, launch_argv, mode_jvm_opts, wait_ready
 
 __all__ = [
     "App", "BuildResult", "CONTRACT_API", "Database", "Mode", "OWN_API", "Running", "Smoke", "build", "build_env",
     "discover", "get", "http_status", "last_build", "launch", "launch_argv", "load_descriptor", "load_dir",
-    "native_image", "native_image_missing", "unavailable", "wait_ready", "with_dirs",
+    "mode_jvm_opts", "native_image", "native_image_missing", "unavailable", "wait_ready", "with_dirs",
 ]

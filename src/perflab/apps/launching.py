@@ -83,6 +83,15 @@ def heap_opts(jvm_opts: list[str]) -> list[str]:
     return [o for o in jvm_opts if o.startswith(HEAP_OPTIONS)]
 
 
+def mode_jvm_opts(mode: Mode, limits: dict) -> list[str]:
+    """The options a plan's limits give a mode: jvm_opts, or for a native mode (its command takes
+    {heap_opts} and no {jvm_opts}) the plan's native_heap_opts when it sets them."""
+    native = limits.get("native_heap_opts") or []
+    if native and not mode.is_jvm and "{jvm_opts}" not in mode.command:
+        return list(native)
+    return list(limits.get("jvm_opts") or [])
+
+
 def launch_argv(app: App, mode: Mode, jvm_opts: list[str] | None = None, jdk: int | None = None,
                 tmp_dir: Path | None = None, connection: dict[str, str] | None = None) -> tuple[list[str], dict]:
     """The argv and extra environment for a mode; {jvm_opts} expands to zero or more options and

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from perflab.apps.launching import heap_opts
+from perflab.apps.launching import heap_opts, mode_jvm_opts
 from perflab.errors import LabError
 from perflab.kube import driver_image, images as kube_images, load, loadjob, manifests, oci
 from perflab.kube.measure import Workload
@@ -129,7 +129,7 @@ def container_for(plan: Plan, target, image: str, pull_policy: str, db_env: dict
     jvm = app.modes[mode].is_jvm
     jvm_opts = list(limits["jvm_opts"]) if jvm else []
     # a native executable that takes the plan's heap sizes on its command line gets them as arguments
-    args = heap_opts(list(limits["jvm_opts"])) if not jvm and "{heap_opts}" in app.modes[mode].command else []
+    args = heap_opts(mode_jvm_opts(app.modes[mode], limits)) if not jvm and "{heap_opts}" in app.modes[mode].command else []
     return manifests.app_container(
         image=image, cpus=limits["cpus"], memory_mb=limits["memory_mb"], jvm_opts=jvm_opts, db_env=db_env,
         ready_path=app.ready_path, mode=mode, db_secret=db_secret, mode_env=app.modes[mode].env,

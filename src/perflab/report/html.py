@@ -96,7 +96,7 @@ def verdict_view(results: list[ratios.ClaimResult]) -> dict:
                          "published": fmt_ratio(ratio.published), "measured": measured_ratio_text(ratio),
                          "ratio": ratio, "size": ratio.size_text()})
     return {"rows": rows, "unchecked": unchecked, "total": sum(len(r.verdicts()) for r in results),
-            "counts": ratios.count(results).text()}
+            "counts": ratios.count(results).text(), "by_study": [t.text() for t in ratios.by_study(results)]}
 
 
 def projection_view(view: RunView) -> dict:

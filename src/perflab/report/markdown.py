@@ -87,12 +87,14 @@ def verdicts_md(results: list[ratios.ClaimResult]) -> str:
                 rows.append([res.claim.study, res.claim.what, f"{row.label} ÷ {res.baseline_label} ({row.target})",
                              fmt_ratio(ratio.published), _ratio_text(ratio), _verdict(ratio), ratio.size_text()])
     counts = ratios.count(results)
+    per_study = "\n".join(f"- {t.text()}" for t in ratios.by_study(results))
     if not rows:
         return (f"None of the {counts.total} published ratios could be checked: each needs both the study's framework "
-                f"and its baseline measured in this run (see What is missing).")
+                f"and its baseline measured in this run (see What is missing).\n\n{per_study}")
     return (md_table(["study", "claim", "ratio", "published", "measured [range]", "direction", "size"], rows)
             + f"\n\n{counts.text()}. Direction \"held\": the whole range the repeats allow lies on the published side "
-              f"of 1. Size: the measured ratio within ±{ratios.SIZE_TOLERANCE:.0%} of the published one, or how far off.")
+              f"of 1. Size: the measured ratio within ±{ratios.SIZE_TOLERANCE:.0%} of the published one, or how far off."
+              f"\n\n{per_study}")
 
 
 def contradictions_md() -> str:

@@ -274,6 +274,67 @@ def count(results: list[ClaimResult]) -> Counts:
     return out
 
 
+# --- per study: what the run compared, and why the rest was not ---------------------------------
+
+def not_planned(reason: str) -> bool:
+    """Whether a missing figure's reason (missing_reason) is the plan's: its scenario, app/mode or
+    point is not in this plan, rather than something that did not work or is not available here."""
+    return " is not in plan " in reason or reason == "not in this run" or reason.endswith(" in this plan")
+
+
+@dataclass
+class StudyTally:
+    """One study's published figures in this run: compared, held, and not compared with why."""
+
+    study: str
+    figures: int = 0  # the published figures of its claims (one per study label)
+    compared: int = 0  # measured here
+    ratios: int = 0  # ratios to its baseline with both sides measured
+    held: int = 0  # ... whose direction held
+    within: int = 0  # ... whose size was within SIZE_TOLERANCE
+    unavailable: int = 0  # planned, but no figure here (not built, failed, not recorded)
+    not_planned: int = 0  # its scenario, app/mode or point is not in this plan
+    not_in_text: int = 0  # what the study's text does not give (published.NOT_TRANSCRIBED)
+
+    def text(self) -> str:
+        out = f"{self.study}: {self.compared} of its {self.figures} published figures compared here"
+        if self.ratios:
+            out += (f"; of {self.ratios} ratio{'s' * (self.ratios != 1)} to its baseline, {self.held} held in "
+                    f"direction and {self.within} in size (±{SIZE_TOLERANCE:.0%})")
+        missing = [f"{n} {why}" for n, why in ((self.unavailable, "unavailable here"),
+                                               (self.not_planned, "not in the plan")) if n]
+        out += f"; not compared: {', '.join(missing)}" if missing else "; none left out"
+        if self.not_in_text:
+            out += (f"; {self.not_in_text} item{'s' * (self.not_in_text != 1)} not in the text (listed as not "
+                    f"transcribed)")
+        return out + "."
+
+
+def by_study(results: list[ClaimResult]) -> list[StudyTally]:
+    """A tally per study, in the order of its first claim."""
+    from perflab.report.published import NOT_TRANSCRIBED
+
+    tallies: dict[str, StudyTally] = {}
+    for res in results:
+        t = tallies.setdefault(res.claim.study, StudyTally(res.claim.study))
+        for row in res.rows:
+            t.figures += 1
+            if row.measured is not None:
+                t.compared += 1
+            elif not_planned(row.missing_reason):
+                t.not_planned += 1
+            else:
+                t.unavailable += 1
+        for _, ratio in res.verdicts():
+            if ratio.measured is not None:
+                t.ratios += 1
+                t.held += ratio.verdict == HELD
+                t.within += ratio.size == SIZE_WITHIN
+    for t in tallies.values():
+        t.not_in_text = sum(n.study == t.study for n in NOT_TRANSCRIBED)
+    return list(tallies.values())
+
+
 # --- RT-2019's projection, computed the study's way --------------------------------------------
 
 @dataclass

@@ -2,7 +2,7 @@
 
 Each contradiction quotes the study's words, shows what its own figures give (computed from the
 transcribed figures, so a corrected transcription corrects the text), and names the value perflab
-compares with. A figure not available in the sources perflab has is listed as not transcribed,
+compares with. What the studies' texts do not give is listed as not transcribed, with why,
 never guessed.
 """
 
@@ -164,6 +164,23 @@ CONTRADICTIONS: list[Contradiction] = [
     Contradiction("lab2020-3.2-ratio", "LAB-2020", "lab 3.2 ratios of time to first response",
                   ('"roughly 47.6 %"', '"22.9 %"'), _native_3_2_ratio,
                   _native_3_2_compared(), "lab2020-coldstart-ttfr"),
+    Contradiction("lab2020-3.1-limits", "LAB-2020", "lab 3.1's container limits",
+                  ('appendix, Bare-Metal Environment A: "CGroups limit used 4 cores, 256 MB"',
+                   "lab 3.1's script settings: container_cpu_limit=4, container_memory_limit=512M"),
+                  lambda: ("the same lab gets 256 MB from the appendix's environment table and 512 MB from its own "
+                           "script; the 4 cores agree, and the text does not say which memory limit the runs had"),
+                  "neither limit settles lab 3.1's figures: the plan's limits are declared in its reductions",
+                  "lab2020-ttfr"),
+    Contradiction("lab2020-2.1-environment", "LAB-2020", "where lab 2.1 ran",
+                  ('lab 2.1: on-premises containers on bare metal ("Bare-Metal Environment A")',
+                   "its appendix: pods scaled 0 -> 1 on the Kubernetes cluster, set up with make oc-setup"),
+                  lambda: (f"the text gives no figure to settle it; its times "
+                           f"({min(claim('lab2020-scaleup').value(x) for x in ('A', 'Q-JVM', 'Q-native')) / 1000:.3f}"
+                           f" to {max(claim('lab2020-scaleup').value(x) for x in ('A', 'Q-JVM', 'Q-native')) / 1000:.3f}"
+                           f" s) are several times lab 3.1's launches on the same environment "
+                           f"({claim('lab2020-ttfr').value('Q-native') / 1000:.3f} to "
+                           f"{claim('lab2020-ttfr').value('A') / 1000:.3f} s)"),
+                  "launch to readiness here, no Kubernetes (declared as placement.kind)", "lab2020-scaleup"),
     Contradiction("lab2020-1.2B-pods", "LAB-2020", "lab 1.2B pods of Quarkus JVM against A",
                   ('"~1.5× more pods"', '"roughly 1.25 times as many"'), _pods_ratio,
                   "the counts 18 and 12 (1.5x)", "lab2020-pods-2gb"),
@@ -179,19 +196,16 @@ class Untranscribed:
 
 NOT_TRANSCRIBED: list[Untranscribed] = [
     Untranscribed("RT-2019", "the number of start-up launches, the runs' durations and warm-up, wrk's threads",
-                  "the study's source does not state them"),
-    Untranscribed("LAB-2020", "lab 1.3's full table (throughput and RSS per connection count)",
-                  "only the peaks are in the sources available here"),
-    Untranscribed("LAB-2020", "lab 1.2B memory", "not in the sources available here"),
-    Untranscribed("LAB-2020", "lab 3.1 and 3.2 raw runs of A and Quarkus JVM, and lab 3.1's of native",
-                  "only the medians are in the sources available here"),
-    Untranscribed("KT-2020", "the 11 launch values per app (perflab holds their medians and the first launches)",
-                  "the copy of the blog's page available here (code-addict.pl/quarkus-vs-spring) breaks off after its "
-                  "Quarkus build listing, before the launch listings"),
-    Untranscribed("LAB-2020", "the framework and JDK versions and the machines", "not in the sources available here"),
-    Untranscribed("KT-2020", "Spring Boot's exact 2.x version, H2's, the JDK and the machine",
-                  "the copy of the blog's page available here breaks off after its Quarkus build listing (Quarkus "
-                  "1.3.1.Final, Kotlin 1.3.71 are transcribed from it)"),
+                  "the study's text does not state them"),
+    Untranscribed("LAB-2020", "lab 1.3's RSS at each connection count (its throughput at each is transcribed)",
+                  "the text prints lab 1.3's memory only at each app's peak throughput (40 connections for all three)"),
+    Untranscribed("LAB-2020", "lab 1.3's warm-up, ramp-up and steady-state durations",
+                  "the appendix's load job leaves them as parameters, and the text gives no values"),
+    Untranscribed("LAB-2020", "Framework A's name and version, and the Quarkus version of labs 1.1 to 3.2",
+                  "the study does not name them (it names Quarkus 1.2.1.Final and Java SE 11 for labs 4.1.1 to 4.1.3, "
+                  "and OpenJDK 8 images for the JVM apps)"),
+    Untranscribed("KT-2020", "the JDK the services ran on, and the machine",
+                  "the blog does not name them (its builds target Java 11)"),
 ]
 
 

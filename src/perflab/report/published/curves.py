@@ -1,15 +1,16 @@
-"""The studies' published curves across connection counts: RT-2019's Tables 1 and 2 in full, per
-study label, for drawing beside the measured sweep curves.
+"""The studies' published curves across connection counts: RT-2019's Tables 1 and 2 and LAB-2020
+1.3's throughput table in full, per study label, for drawing beside the measured sweep curves.
 
-The tables are transcribed as printed; their 40-connection rows are also the claims'
-(rt2019-rps-40, -mean-40, -max-40), which a test keeps equal.
+The tables are transcribed as printed; RT-2019's 40-connection rows are also the claims'
+(rt2019-rps-40, -mean-40, -max-40) and LAB-2020's peaks lab 1.3's (lab2020-peak-rps), which tests
+keep equal.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perflab.report.published.claims import CLAIMS
+from perflab.report.published.claims import CLAIMS, LAB20_1_3_LABELS, LAB20_1_3_TABLE
 
 RT2019_LABELS = ("Thorntail", "Q-native", "Q-JVM")  # the tables' column order
 
@@ -40,8 +41,9 @@ RT2019_TABLE_2: dict[int, tuple[tuple[float, float], tuple[float, float], tuple[
 }
 
 
-def _by_label(rows: dict[int, tuple], pick=lambda cell: cell) -> dict[str, dict[int, float]]:
-    return {label: {conns: pick(row[i]) for conns, row in rows.items()} for i, label in enumerate(RT2019_LABELS)}
+def _by_label(rows: dict[int, tuple], pick=lambda cell: cell, labels: tuple[str, ...] = RT2019_LABELS
+              ) -> dict[str, dict[int, float]]:
+    return {label: {conns: pick(row[i]) for conns, row in rows.items()} for i, label in enumerate(labels)}
 
 
 def rt2019_column(metric: str, label: str) -> dict[int, float]:
@@ -54,7 +56,9 @@ EXTRA_ROWS: dict[tuple[str, str, str], dict[str, dict[int, float]]] = {
     ("RT-2019", "/fruits", "rps"): _by_label(RT2019_TABLE_1),
     ("RT-2019", "/fruits", "latency_mean_ms"): _by_label(RT2019_TABLE_2, lambda cell: cell[0]),
     ("RT-2019", "/fruits", "latency_max_ms"): _by_label(RT2019_TABLE_2, lambda cell: cell[1]),
+    ("LAB-2020", "/todos", "rps"): _by_label(LAB20_1_3_TABLE, labels=LAB20_1_3_LABELS),
 }
+EXTRA_UNITS = {"rps": "req/s", "latency_mean_ms": "ms", "latency_max_ms": "ms"}
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,7 @@ def curves(path: str, metric: str) -> list[Curve]:
         if (extra_path, extra_metric) == (path, metric):
             for label, points in by_label.items():
                 rows.setdefault((study, label), {}).update(points)
-    return [Curve(study, label, units.get(study, ""), tuple(sorted(points.items())))
+    return [Curve(study, label, units.get(study, EXTRA_UNITS.get(metric, "")), tuple(sorted(points.items())))
             for (study, label), points in rows.items()]
 
 

@@ -8,6 +8,7 @@ no plan key expresses (a separate load machine, Kubernetes, older framework vers
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -49,8 +50,34 @@ def _native_heap(plan: dict) -> list[str]:
     app, mode = target_of("Q-native").split("/")
     found = apps.get(app)
     argv, _ = apps.launch_argv(found.for_mode(mode), found.mode(mode),
-                               jvm_opts=list(plan.get("limits", {}).get("jvm_opts", [])))
+                               jvm_opts=apps.mode_jvm_opts(found.mode(mode), plan.get("limits", {})))
     return [arg for arg in argv if arg.startswith("-X")]
+
+
+def _framework_a_steps(plan: dict) -> str:
+    """The steps the lab's stop-rebuild-restart loop takes for Spring Boot (LAB-2020's Framework A)."""
+    from perflab.devloop import claims as devloop_claims
+
+    return ", ".join(devloop_claims.LAB_STEPS["Framework A"])
+
+
+def _stream_library(plan: dict) -> str:
+    """The library the Quarkus stream app's processor is written with, as its build names it."""
+    from perflab import apps
+
+    from perflab.errors import LabError
+
+    try:
+        pom = (apps.get(STREAM_APP).dir / "pom.xml").read_text()
+    except (LabError, OSError):
+        return "no stream app among the apps"
+    uses = set(re.findall(r"<artifactId>([^<]+)</artifactId>", pom))
+    return ("Kafka Streams (quarkus-kafka-streams)" if "quarkus-kafka-streams" in uses
+            else "SmallRye Reactive Messaging (quarkus-messaging-kafka)" if "quarkus-messaging-kafka" in uses
+            else "neither Kafka Streams nor Reactive Messaging")
+
+
+STREAM_APP = "stream-quarkus"
 
 
 # Plan facts no single key holds.
@@ -61,6 +88,12 @@ DERIVED: dict[str, Callable[[dict], Any]] = {
                                        if _series(plan) else None),
     "startup.limits": _limits_text,  # a plan has one set of limits: start-up runs under them
     "limits.native_heap": _native_heap,
+    # facts of the lab itself, no plan key changes: each differs from the study, always declared
+    "limits.isolation": lambda plan: "processes in a cgroup",
+    "sweep.driver": lambda plan: "wrk, closed loop, a warm-up then the measured run",
+    "devloop.steps": _framework_a_steps,
+    "devloop.extensions": lambda plan: "not exercised",
+    "devloop.stream_library": _stream_library,
 }
 
 METHODS: dict[str, tuple[Setting, ...]] = {
@@ -83,27 +116,39 @@ METHODS: dict[str, tuple[Setting, ...]] = {
         Setting("limits.cpus", 4, "bare-metal cgroup of 4 cores, labs 1.3 and 3.1"),
         Setting("limits.memory_mb", 256, "bare-metal cgroup of 256 MB, labs 1.3 and 3.1"),
         Setting("limits.jvm_opts", ["-Xmx64m"], "heap -Xmx64m for all"),
-        Setting("limits.native_heap", ["-Xmx64m"], "heap -Xmx64m for all, Quarkus native included"),
+        Setting("limits.native_heap", ["-Xms32m", "-Xmx64m", "-Xmn32m"],
+                "the native image's command in the appendix: -Xms32m -Xmx64m -Xmn32m"),
+        Setting("limits.isolation", "Podman containers", "labs 1.1, 1.3 and 3.1 ran Podman containers on bare metal"),
         Setting("startup.limits", "1 CPU / 500 MB", "lab 1.1, RSS after the first request, ran in 1 core / 500 MB"),
-        Setting("startup.runs", NOT_STATED, "lab 3.1's number of runs; its median includes the first"),
+        Setting("startup.runs", 3, "lab 3.1 lists 3 runs and their median, the first included"),
         Setting("placement.kind", "kubernetes", "labs 1.2, 2.1 and 3.2 ran pods on Kubernetes; 1.1, 1.3 and 3.1 "
                                                 "ran on bare metal"),
         Setting("sweep.paths", ["/todos"], "GET todos"),
         Setting("sweep.connections", [8, 56], "8..56 connections"),
+        Setting("sweep.driver", "Hyperfoil, a ramp-up phase then a steady-state phase",
+                "lab 1.3's load job in the appendix (its durations not given)"),
         Setting("memory.load_path", "/todos", "memory under load on GET todos"),
-        Setting("memory.load_connections", "each app's peak-throughput count",
-                "lab 1.3's peak RSS is the one at each app's peak throughput; the counts are not transcribed"),
+        Setting("memory.load_connections", 40, "lab 1.3's memory and req/s per MB are at each app's peak "
+                                                "throughput, which its table puts at 40 connections for all three"),
         Setting("density.budget_mb", 2048, "pods in 2 GB"),
         Setting("density.max_instances", 98, "98 native pods", at_least=True),
         Setting("startup.poll_ms", 100.0, "lab 3.1 probed the health endpoint every 0.1 s"),
         Setting("scaleup.runs", 3, "lab 2.1: 3 runs, median"),
+        Setting("scaleup.poll_ms", 500.0, "lab 2.1 probed the health endpoint every 0.5 s"),
         Setting("coldstart.runs", 3, "lab 3.2: 3 runs, median"),
         Setting("coldstart.reference", "go-reference", "lab 3.2: a Go app as the reference"),
+        Setting("devloop.steps", "make a project change, stop the service, start the service, test the change, "
+                                 "run the Framework A app, test", "lab 4.1.1's steps for Framework A"),
+        Setting("devloop.extensions", "adding extensions to a Quarkus Maven project, on H2 (quarkus-jdbc-h2)",
+                "lab 4.1.1 counted the steps of adding extensions"),
+        Setting("devloop.stream_library", "Kafka Streams (quarkus-kafka-streams)", "lab 4.1.2's extensions"),
+        Setting("cost.replicas", 1, "the savings leave out the 7 to 10 instances of a service across environments "
+                                    "the study names (one instance each)"),
     ),
     # the blog's method as its plan (kt2020) runs it: startup for the launches, kt2020load for the rest
     "KT-2020": (
-        Setting("limits.cpus", None, "Docker on a laptop; no container limit transcribed"),
-        Setting("limits.memory_mb", None, "Docker on a laptop; no container limit transcribed"),
+        Setting("limits.cpus", None, "docker containers; the blog sets no container limit"),
+        Setting("limits.memory_mb", None, "docker containers; the blog sets no container limit"),
         Setting("limits.pool_min", 10, "the connection pool's minimum: 10"),
         Setting("limits.pool_max", 100, "the connection pool's maximum: 100"),
         Setting("startup.runs", 11, "11 launches, the first apart"),
@@ -146,7 +191,7 @@ def declared_keys(reductions: list[str]) -> set[str]:
 def runs(plan: dict, key: str) -> bool:
     """Whether a setting acts in this plan: limits always, a scenario's keys when it is planned."""
     top = key.split(".", 1)[0]
-    return top in ("limits", "topology", "placement") or top in plan.get("scenarios", [top])
+    return top in ("limits", "topology", "placement", "cost") or top in plan.get("scenarios", [top])
 
 
 def deviations(plan: dict, study: str) -> list[tuple[Setting, Any]]:
@@ -189,3 +234,18 @@ def undeclared(plan: dict, study: str) -> list[str]:
     declared = declared_keys(plan.get("reductions", []))
     return [f"{s.key}: the study {_shown(s.value)} ({s.said}), the plan {_shown(planned)}"
             for s, planned in deviations(plan, study) if s.key not in declared]
+
+
+def unstated(plan: dict) -> list[str]:
+    """Keyed reductions that no longer state the plan's value of a key they declare (a plan key,
+    not a derived fact): the setting changed and its reduction was not rewritten."""
+    out = []
+    for text in plan.get("reductions", []):
+        for key in sorted(declared_keys([text])):
+            value = None if key in DERIVED else plan_value(plan, key)
+            if value is None or isinstance(value, (dict, bool)):
+                continue
+            shown = _shown(value)
+            if not re.search(rf"(?<![\w.]){re.escape(shown)}(?![\w]|\.\d)", text.partition(": ")[2]):
+                out.append(f"{key}: the plan has {shown}, its reduction does not say so: {text}")
+    return out
