@@ -16,14 +16,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from perflab import apps, doctor, environment, h2, isolate, jdks, postgres, registry, rounds, signals
+from perflab import apps, doctor, environment, h2, isolate, jdks, postgres, ratios_ci, registry, rounds, signals
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
 from perflab.probes import canary
 from perflab.lab import Lab
 from perflab.plan import Plan, retarget, validate as validate_plan
 from perflab.progress import Progress, Step, prior_from_history
-from perflab.scenario import Context, Estimate, Phase, Point, Scenario
+from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario
 from perflab.store import Store, method_hash
 
 LAUNCH = "launch + verify"  # the step that starts the shared load instance
@@ -496,9 +496,23 @@ def _takes_part(plan: Plan, sc: Scenario, n: int) -> bool:
     return n <= sc.planned_launches(plan.settings(sc.name)) or sc.rounds_only
 
 
-def _launch_in_round(lab: Lab, target: Target, state: _TargetState, sc: Scenario, n: int) -> float | None:
-    ctx = _context(lab, target, sc, state)
+def _launch_in_round(lab: Lab, target: Target, state: _TargetState, sc: Scenario, n: int,
+                     measure_intervals: int | None) -> LaunchResult | None:
+    ctx = _context(lab, target, sc, state, measure_intervals=measure_intervals)
     return sc.launch(ctx, n)
+
+
+def _intervals_worth_measuring(plan: Plan, launched: list[LaunchResult]) -> tuple[int | None, dict]:
+    """From the launches so far, the intervals per launch that buy the most precision per second
+    (Kalibera and Jones): when launches differ far more than intervals do, a launch's time is better
+    spent on the next launch. None (measure as the plan says) until two launches have intervals."""
+    interval_s = plan.settings("steady").interval_s if "steady" in plan["scenarios"] else 1
+    before = [x.before_s for x in launched if x.intervals]
+    two = ratios_ci.two_levels([x.intervals for x in launched], sum(before) / len(before) if before else 0.0,
+                               interval_s) if before else None
+    if two is None:
+        return None, {}
+    return two.optimal_intervals, two.to_dict()
 
 
 def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState], env: dict) -> None:
@@ -520,6 +534,8 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     failed: set[str] = set()
     done: dict[str, int] = {label: 0 for label in labels}
     took: dict[str, list[float]] = {label: [] for label in labels}
+    launched: dict[str, list[LaunchResult]] = {label: [] for label in labels}
+    caps: dict[str, int | None] = {}
     record = {"seed": seed, "orders": [], "headline": [p.label for p in pairs], "target": cfg.target,
               "ended": "", "ended_why": "", "ratios": [], "round_s": []}
     if cfg.canary:
@@ -561,7 +577,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
                 if not _takes_part(plan, sc, n):
                     continue
                 try:
-                    got = _launch_in_round(lab, target, state, sc, n)
+                    got = _launch_in_round(lab, target, state, sc, n, caps.get(label))
                 except (AppFailed, LabError, OSError, RuntimeError, ValueError) as exc:
                     reason = str(exc) if isinstance(exc, AppFailed) else getattr(exc, "message", str(exc))
                     failures[label].append(f"launch {n}: {reason}")
@@ -569,14 +585,17 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
                         failed.add(label)
                         lab.outcome(target.app.name, target.mode, "run", "failed", reason)
                     break
-                if got:
-                    values[label][n] = got
+                if got is not None and got.value:
+                    values[label][n] = got.value
+                    launched[label].append(got)
             else:
                 done[label] = n
             if cfg.canary:
                 _canary(lab, target, n, "after")
             took[label].append(time.monotonic() - started)
         record["round_s"].append(round(time.monotonic() - round_started, 1))
+        for label in who:  # how long the next rounds measure each app/mode, from the variances so far
+            caps[label], record.setdefault("two_levels", {})[label] = _intervals_worth_measuring(plan, launched[label])
         lab.progress.finish()
     record["ratios"] = [s.to_dict() for s in rounds.ratio_states(pairs, values, cfg.target)]
     record["rounds"] = n

@@ -116,8 +116,8 @@ class Scenario:
     # other scenarios whose figures it may also store (steady's launches are start-up launches too)
     feeds: tuple[str, ...] = ()
     # launch by launch, for interleaved rounds (perflab.rounds): (ctx, n) runs fresh launch n (1, 2, ...)
-    # and returns the launch's headline value (steady's throughput) or None; raises AppFailed
-    launch: Callable[["Context", int], float | None] | None = None
+    # and returns what the rounds judge (steady's throughput), or None; raises AppFailed
+    launch: Callable[["Context", int], "LaunchResult | None"] | None = None
     # how many launches the plan asks of it: (settings) -> count
     planned_launches: Callable[[Any], int] | None = None
     # after the rounds: (ctx, launches run, the failures' reasons) records how it ended
@@ -128,6 +128,17 @@ class Scenario:
     def words(self, view: "RunView") -> tuple[list[TextTable], list[str]]:
         """Its tables of words and its remarks on a run (none where it declares none)."""
         return (self.text_tables(view) if self.text_tables else [], self.remarks(view) if self.remarks else [])
+
+
+@dataclass(frozen=True)
+class LaunchResult:
+    """What one launch in the rounds gives the rounds: its headline value, and for the two-level
+    split of its variance (perflab.ratios_ci.two_levels) its measured intervals' values and what the
+    launch cost before them."""
+
+    value: float | None
+    intervals: tuple[float, ...] = ()
+    before_s: float = 0.0
 
 
 @dataclass
@@ -144,6 +155,9 @@ class Context:
     build: "BuildResult | None" = None                  # BUILD: the build measured
     verify: bool = False                                # check the contract on the first launch
     rounds: bool = False                                # its launches come from the runner's rounds
+    # in rounds: intervals worth measuring per launch, from the two levels' variances (None: until
+    # the precision asked, as the plan says)
+    measure_intervals: int | None = None
 
     @property
     def plan(self):

@@ -1,6 +1,6 @@
 """When a load has reached steady state, and how precisely its throughput is then known.
 
-The rule (documented in the README and stored with every figure):
+The rule (documented in docs/method.md and stored with every figure):
 - **Steady**: the last `window` intervals' throughput has a coefficient of variation of at most
   `max_cv`, and its least-squares trend is either not significant (two-sided p >= 0.05) or
   changes throughput by less than `max_trend` across the window; and whatever its significance,

@@ -23,7 +23,9 @@ def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[f
     if rounds_record:
         env["rounds"] = {"seed": 9, "rounds": len(quarkus), "orders": [], "headline": ["quarkus/jvm / spring-boot/jvm"],
                          "ended": "budget", "ended_why": "the time budget (15 min) left no room for round 4",
-                         "round_s": [300.0] * len(quarkus)}
+                         "round_s": [300.0] * len(quarkus),
+                         "two_levels": {"quarkus/jvm": {"launches": len(quarkus), "intervals_per_launch": 15.0,
+                                                        "launch_share": 0.97, "optimal_intervals": 2}}}
     run = store.begin_run(PLAN, env)
     for app, values in (("quarkus", quarkus), ("spring-boot", spring)):
         for n, v in enumerate(values, 1):
@@ -53,6 +55,7 @@ def test_a_wide_ratio_is_not_settled_and_says_what_budget_would_settle_it(store)
     assert "100 connections on 4 CPUs" in text                   # the published figure, with its conditions
     assert "1 reading(s) more than 5% slow" in text              # the canary's 23.0 against a median of ~20
     assert "budget" in text
+    assert "97% of a launch's value varies between launches" in text and "about 2 interval(s)" in text
 
 
 def test_a_tight_ratio_is_settled(store):

@@ -3,7 +3,7 @@ whether a mode can run on this machine.
 
 A descriptor says how to build the app, what its artifact is, how to launch each mode, where it
 answers when ready and which log line states the framework's own start time. The format is
-documented in apps/README.md. A user's own app may also bring its own database (`[database]`
+documented in docs/apps.md. A user's own app may also bring its own database (`[database]`
 schema and seed SQL), smoke requests that replace the contract check (`[[smoke]]`), the path the
 load goes to (`load_path`), and use the placeholders of PLACEHOLDERS in its command and env.
 """

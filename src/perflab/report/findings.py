@@ -60,12 +60,16 @@ class Findings:
     host: str                 # the canary: how much the host's speed moved
     advice: list[str]         # what budget would settle an unsettled ratio
     published: str            # a published figure beside the headline, with the differences stated
+    levels: list[str] = field(default_factory=list)  # where the variance is: launches or intervals
+
+    def notes(self) -> list[str]:
+        return [x for x in (self.rounds, *self.levels, self.host, *self.advice, self.published) if x]
 
     def lines(self) -> list[str]:
         out = ["what this run found", f"  conditions: {self.conditions}"]
         out += [f"  {r.text()}" for r in self.ratios]
         out += [f"    {line}" for line in self.behind]
-        out += [f"  {x}" for x in (self.rounds, self.host, *self.advice, self.published) if x]
+        out += [f"  {x}" for x in self.notes()]
         return out
 
 
@@ -148,6 +152,21 @@ def _rounds_line(view: RunView) -> str:
             f"seed {rec.get('seed')}; ended: {rec.get('ended_why') or rec.get('ended') or 'not recorded'}")
 
 
+def level_lines(view: RunView) -> list[str]:
+    """Per app/mode in the rounds, how much of a launch's value varies from launch to launch rather
+    than from interval to interval, and what the rounds made of it (Kalibera and Jones)."""
+    out = []
+    for label, two in sorted(((view.environment.get("rounds") or {}).get("two_levels") or {}).items()):
+        if not two:
+            continue
+        cap = two.get("optimal_intervals")
+        out.append(f"where the variance is, {label}: {two.get('launch_share', 0):.0%} of a launch's value varies "
+                   f"between launches ({two.get('launches')} launches, {two.get('intervals_per_launch', 0):.0f} "
+                   f"intervals each)" + (f"; about {cap} interval(s) per launch buy the most precision per second"
+                                         if cap else ""))
+    return out
+
+
 def host_line(view: RunView) -> str:
     """How far the canary's readings on the app's CPU moved over the run."""
     cells = [c for c in view.find("canary", "app_cpu_ms")]
@@ -198,7 +217,7 @@ def findings(view: RunView) -> Findings | None:
         return None
     steady = next((r.a for r in ratios if r.what.startswith("throughput")), None)
     return Findings(_conditions(view, steady), ratios, _behind(view, ratios), _rounds_line(view), host_line(view),
-                    _advice(view, ratios), _published(view, ratios))
+                    _advice(view, ratios), _published(view, ratios), level_lines(view))
 
 
 def ratio_chart(found: Findings) -> Chart | None:

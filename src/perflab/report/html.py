@@ -183,7 +183,7 @@ def findings_view(view: RunView, extras: RunExtras, colors: dict[str, str], ids)
     steady = scenario_charts(view, "steady", extras, colors)[:1]
     shown = [c for c in [findings.ratio_chart(found), *steady] if c is not None]
     return {"conditions": found.conditions, "rows": rows, "target": f"+-{found.ratios[0].target:.0%}",
-            "behind": found.behind, "notes": [x for x in (found.rounds, found.host, *found.advice, found.published) if x],
+            "behind": found.behind, "notes": found.notes(),
             "charts": [(f"chart-{next(ids)}", c) for c in shown]}
 
 

@@ -1,1 +1,1 @@
-"""One module per scenario of DESIGN §3. Scenarios measure and record; they never print tables."""
+"""One module per scenario of the catalogue (docs/method.md). Scenarios measure and record; they never print tables."""

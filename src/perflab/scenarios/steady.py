@@ -42,7 +42,7 @@ from perflab.errors import AppFailed
 from perflab.instance import Instance
 from perflab.plan import steady_feeds_startup
 from perflab.report import timeline_charts
-from perflab.scenario import Context, Estimate, Phase, Point, Scenario, point
+from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario, point
 from perflab.scenarios import intervals, startup
 from perflab.scenarios.steady_report import NOT_STEADY, launch_part, stability, tables
 from perflab.settings import Settings, setting
@@ -254,6 +254,8 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
         enough = len(run.measured) - after_window >= max(3, rule.window // 2)
         if got is not None and got.relative <= cfg.precision and len(run.measured) >= rule.window and enough:
             break
+        if ctx.measure_intervals is not None and len(run.measured) >= ctx.measure_intervals and enough:
+            break  # launches differ far more than intervals do: more intervals would buy little
         if time.monotonic() - started >= cfg.measure_max_s:
             break
         inst.check_alive()
@@ -429,14 +431,14 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
     return rows
 
 
-def launch(ctx: Context, launch: int) -> float | None:
+def launch(ctx: Context, launch: int) -> LaunchResult | None:
     """One fresh launch with every point; returns the throughput of its headline point (the measured
-    one with the most connections, as steady_report.headline_cells takes it). Raises AppFailed when
-    the instance fails."""
+    one with the most connections, as steady_report.headline_cells takes it) with that point's
+    measured intervals. Raises AppFailed when the instance fails."""
     cfg: SteadySettings = ctx.settings
     inst = ctx.launch(f"steady{launch}")
     rows: list[list] = []
-    measured: dict[int, float] = {}
+    measured: dict[int, LaunchResult] = {}
     try:
         if _feeds_startup(ctx):
             _startup_figures(ctx, inst, launch)
@@ -448,7 +450,10 @@ def launch(ctx: Context, launch: int) -> float | None:
             rows += _timeline_rows(launch, at.label, run)
             if p.measure:
                 last = (p, _record(ctx, at, launch, run))
-                measured[p.connections] = last[1]
+                first = run.measured[0] if run.measured else None
+                measured[p.connections] = LaunchResult(
+                    last[1], tuple(i.result.rps for i in run.measured),
+                    first.t_s - first.result.duration_s if first else 0.0)
             else:
                 _record_warmup(ctx, at, launch, run)
         if cfg.open_loop_fraction > 0 and last is not None and last[1] > 0:
