@@ -269,9 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"perflab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    q = sub.add_parser("quick", help="the quick lab, about 12 minutes on 2 cores after the builds: footprint, start-up and steady-state "
-                                      "throughput and latency of every app's main mode (the built-in plan 'quick'; "
-                                      "the rest is in 'full')")
+    q = sub.add_parser("quick", help="the quick lab, at most about 15 minutes on 2 cores after the builds: footprint, start-up "
+                                      "and steady-state throughput and latency of every app's main mode in interleaved "
+                                      "launch rounds, ending with the headline ratios and their 95 %% intervals (the "
+                                      "built-in plan 'quick'; the rest is in 'full')")
     q.add_argument("--apps", nargs="*", help="only these apps (default: all)")
     q.add_argument("--app-dir", action="append", metavar="DIR",
                    help="also measure your own app described by DIR/perflab.toml (repeatable)")
