@@ -84,7 +84,9 @@ def _cell(values: list[float], point: str = "warm", metric: str = "rps", app: st
     ([20, 21, 22], [10, 10.5, 11], 2.0, ratios.HELD, ratios.SIZE_WITHIN),
     ([72, 72, 72], [100, 100, 100], 0.34, ratios.HELD, ratios.SIZE_OFF),  # KT-2020 memory at rest: right way, 2.1x off
     ([20, 21, 22], [10, 11, 12], 0.5, ratios.NOT_HELD, ratios.SIZE_OFF),
-    ([9, 11, 13], [10, 11, 12], 1.1, ratios.UNCLEAR, ratios.SIZE_WITHIN),  # the size can match while the spread crosses 1
+    # the ratio (1.0x) is within 25 % of 1.1x, but its interval (0.79-1.25x) reaches below the band: undecided
+    ([9, 11, 13], [10, 11, 12], 1.1, ratios.UNCLEAR, ratios.SIZE_UNDECIDED),
+    ([10.9, 11, 11.1], [10, 10, 10], 1.1, ratios.HELD, ratios.SIZE_WITHIN),  # a tight interval inside the band
 ])
 def test_verdicts_have_a_direction_and_a_size(a, b, published_ratio, direction, size):
     r = ratios.ratio_of(_cell(a), _cell(b), published_ratio)

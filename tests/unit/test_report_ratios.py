@@ -35,16 +35,37 @@ def test_published_data_is_consistent():
 
 
 @pytest.mark.parametrize("a, b, published_ratio, verdict", [
-    ([20, 21, 22], [10, 11, 12], 2.0, ratios.HELD),  # whole range [20/12, 22/10] above 1, as published
+    ([20, 21, 22], [10, 11, 12], 2.0, ratios.HELD),  # the whole interval above 1, as published
     ([20, 21, 22], [10, 11, 12], 0.5, ratios.NOT_HELD),  # published below 1, measured above
-    ([9, 11, 13], [10, 11, 12], 2.0, ratios.UNCLEAR),  # the spread crosses 1
+    ([9, 11, 13], [10, 11, 12], 2.0, ratios.UNCLEAR),  # the interval crosses 1
     ([5, 5, 5], [10, 10, 10], 0.4, ratios.HELD),
 ])
-def test_ratio_verdicts_come_from_the_spread_of_the_repeats(a, b, published_ratio, verdict):
+def test_ratio_verdicts_come_from_the_interval_of_the_launches(a, b, published_ratio, verdict):
     r = ratios.ratio_of(cell(a), cell(b), published_ratio)
     assert r.verdict == verdict
     assert r.measured == pytest.approx(stats.median(a) / stats.median(b))
-    assert r.low == pytest.approx(min(a) / max(b)) and r.high == pytest.approx(max(a) / min(b))
+    eps = 1e-9
+    assert r.low - eps <= r.measured <= r.high + eps
+    # a 95 % interval, not the widest range: inside [min(a)/max(b), max(a)/min(b)] for these values
+    assert min(a) / max(b) - eps <= r.low and r.high <= max(a) / min(b) + eps
+
+
+def test_a_single_value_a_side_falls_back_to_the_range_the_values_allow():
+    r = ratios.ratio_of(cell([20.0]), cell([10, 11, 12]), 2.0)
+    assert r.low == pytest.approx(20 / 12) and r.high == pytest.approx(20 / 10)
+    assert "a single value" in r.why
+
+
+@pytest.mark.parametrize("a, size", [
+    ([20.0, 20.2, 19.9, 20.1], ratios.SIZE_WITHIN),   # 2.0x published, a tight interval inside +-25 %
+    ([40.0, 40.5, 39.8, 40.2], ratios.SIZE_OFF),      # 4x: the whole interval beyond the band
+    ([16.0, 25.0, 20.0, 31.0], ratios.SIZE_UNDECIDED),  # about 2x, but the interval reaches past 2.5x
+])
+def test_size_is_judged_on_the_whole_interval(a, size):
+    r = ratios.ratio_of(cell(a), cell([10.0, 10.0, 10.0, 10.0]), 2.0)
+    assert r.size == size
+    if size == ratios.SIZE_UNDECIDED:
+        assert "undecided" in r.size_text()
 
 
 def test_doubtful_inputs_are_named_on_the_ratio():

@@ -91,9 +91,11 @@ def verdicts_md(results: list[ratios.ClaimResult]) -> str:
     if not rows:
         return (f"None of the {counts.total} published ratios could be checked: each needs both the study's framework "
                 f"and its baseline measured in this run (see What is missing).\n\n{per_study}")
-    return (md_table(["study", "claim", "ratio", "published", "measured [range]", "direction", "size"], rows)
-            + f"\n\n{counts.text()}. Direction \"held\": the whole range the repeats allow lies on the published side "
-              f"of 1. Size: the measured ratio within ±{ratios.SIZE_TOLERANCE:.0%} of the published one, or how far off."
+    return (md_table(["study", "claim", "ratio", "published", "measured [95 % interval]", "direction", "size"], rows)
+            + f"\n\n{counts.text()}. Direction \"held\": the ratio's whole 95 % interval from the launch-level values "
+              f"(with one value a side: the whole range the values allow) lies on the published side of 1. Size: that "
+              f"interval within ±{ratios.SIZE_TOLERANCE:.0%} of the published ratio, outside it (off, by how far), or "
+              f"across the band's edge (undecided)."
               f"\n\n{per_study}")
 
 

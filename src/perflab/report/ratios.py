@@ -2,14 +2,17 @@
 and the study's ratios (e.g. Q-JVM / Spring Boot) published and measured, with a verdict in two
 parts on whether the claim held on this machine.
 
-A ratio is only computed when both sides were measured. Its spread comes from the repeats:
-[min(a)/max(b), max(a)/min(b)] is the widest ratio the measured values allow.
-Direction: a claim "held" when that whole range lies on the published side of 1, "did not hold"
-when it lies on the other side, and is "unclear" when the spread crosses 1.
-Size: the measured ratio (of the medians) is "within" SIZE_TOLERANCE of the published one (by
-factor: within ±25 % means between published / 1.25 and published x 1.25), or "off" by a factor.
-A claim can hold in direction and be off in size (KT-2020's memory at rest: 0.34x published, 0.72x
-here).
+A ratio is only computed when both sides were measured. Its spread is the 95 % confidence interval
+of the ratio from the launch-level values (perflab.ratios_ci: paired by round or repeat number where
+both sides have one, else Welch on the logs) when both sides have at least two values; with a single
+value on a side, [min(a)/max(b), max(a)/min(b)], the widest ratio the measured values allow.
+Direction: a claim "held" when that whole interval lies on the published side of 1, "did not hold"
+when it lies on the other side, and is "unclear" when it crosses 1.
+Size: the measured ratio is "within" SIZE_TOLERANCE of the published one (by factor: within ±25 %
+means between published / 1.25 and published x 1.25) when its whole interval is, "off" when its
+whole interval lies outside that band, and "undecided" when the interval reaches across the band's
+edge (more launches would tell). A claim can hold in direction and be off in size (KT-2020's memory
+at rest: 0.34x published, 0.72x here).
 """
 
 from __future__ import annotations
@@ -18,13 +21,13 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from perflab import stats
+from perflab import ratios_ci, stats
 from perflab.report.published import CLAIMS, RT2019_BUDGET_MB, Claim, Where, claim, projection, target_of
 from perflab.report.tables import cell_order, fmt_published, fmt_value
 from perflab.results import Cell, RunView
 
 HELD, NOT_HELD, UNCLEAR, NO_RATIO = "held", "did not hold", "unclear", "no ratio"
-SIZE_WITHIN, SIZE_OFF = "within", "off"
+SIZE_WITHIN, SIZE_OFF, SIZE_UNDECIDED = "within", "off", "undecided"
 SIZE_TOLERANCE = 0.25  # the measured ratio within a factor 1.25 of the published one either way
 CAUTION_FLAGS = ("driver-bound", "errors", "no-responses", "noisy", "lower-bound", "instance-lost",
                  "unsettled")
@@ -40,7 +43,7 @@ class Measured:
 class Ratio:
     published: float | None
     measured: float | None  # ratio of the medians
-    low: float | None  # widest range the repeats allow
+    low: float | None  # its 95 % interval, or with one value a side the widest range the values allow
     high: float | None
     verdict: str  # the direction: held / did not hold / unclear / no ratio
     why: str = ""
@@ -56,6 +59,9 @@ class Ratio:
             return "-"
         if self.size == SIZE_WITHIN:
             return f"within ±{SIZE_TOLERANCE:.0%} ({self.size_factor:.2f}x published)"
+        if self.size == SIZE_UNDECIDED:
+            return (f"undecided: {self.size_factor:.2f}x published, its interval reaches across the "
+                    f"±{SIZE_TOLERANCE:.0%} band")
         return f"off: {self.size_factor:.2f}x the published ratio"
 
 
@@ -179,10 +185,13 @@ def ratio_of(a: Cell, b: Cell, published: float | None) -> Ratio:
         return Ratio(published, None, None, None, NO_RATIO, "a median is zero or negative: no ratio")
     measured = sa.median / sb.median
     low = high = None
-    if sb.min > 0 and sa.min >= 0:
+    ci = interval_of(a, b)
+    if ci is not None:
+        low, high = ci.low, ci.high
+    elif sb.min > 0 and sa.min >= 0:
         low, high = sa.min / sb.max, sa.max / sb.min
     verdict, why = _verdict(published, measured, low, high)
-    size, factor = size_of(published, measured)
+    size, factor = size_of(published, measured, low=low if ci else None, high=high if ci else None)
     if sa.n == 1 or sb.n == 1:
         why = "; ".join(x for x in (why, "a single value: no spread") if x)
     caution = sorted({f for f in a.flags | b.flags if f in CAUTION_FLAGS})
@@ -191,11 +200,30 @@ def ratio_of(a: Cell, b: Cell, published: float | None) -> Ratio:
     return Ratio(published, measured, low, high, verdict, why, size, factor)
 
 
-def size_of(published: float | None, measured: float, tolerance: float = SIZE_TOLERANCE) -> tuple[str, float | None]:
-    """Whether the measured ratio is the published one's size: within a factor 1 + tolerance of it."""
+def interval_of(a: Cell, b: Cell) -> ratios_ci.RatioInterval | None:
+    """The 95 % interval of a / b from the cells' launch-level values, paired by repeat number when
+    both have them (None with fewer than two values a side)."""
+    if a.summary.n < 2 or b.summary.n < 2 or min(a.values + b.values) <= 0:
+        return None
+    by = lambda c: dict(zip(c.repeats, c.values)) if len(set(c.repeats)) == len(c.values) else dict(  # noqa: E731
+        enumerate(c.values))
+    return ratios_ci.interval(by(a), by(b))
+
+
+def size_of(published: float | None, measured: float, tolerance: float = SIZE_TOLERANCE, *,
+            low: float | None = None, high: float | None = None) -> tuple[str, float | None]:
+    """Whether the measured ratio is the published one's size: within a factor 1 + tolerance of it;
+    with an interval, the whole interval must be (undecided when it reaches across the band)."""
     if published is None or published <= 0 or measured <= 0:
         return "", None
     factor = measured / published
+    band = (published / (1 + tolerance), published * (1 + tolerance))
+    if low is not None and high is not None:
+        if band[0] <= low and high <= band[1]:
+            return SIZE_WITHIN, factor
+        if high < band[0] or low > band[1]:
+            return SIZE_OFF, factor
+        return SIZE_UNDECIDED, factor
     return (SIZE_WITHIN if 1 / (1 + tolerance) <= factor <= 1 + tolerance else SIZE_OFF), factor
 
 
@@ -253,7 +281,7 @@ class Counts:
     def text(self) -> str:
         return (f"{self.checked} of {self.total} published ratios checked; direction: "
                 f"{_tally(self.direction, (HELD, NOT_HELD, UNCLEAR, NO_RATIO))}; size (±{SIZE_TOLERANCE:.0%}): "
-                f"{_tally(self.size, (SIZE_WITHIN, SIZE_OFF))}")
+                f"{_tally(self.size, (SIZE_WITHIN, SIZE_OFF, SIZE_UNDECIDED))}")
 
 
 def _tally(counts: dict[str, int], order: tuple[str, ...]) -> str:
