@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any, Sequence
@@ -211,7 +212,9 @@ def welch_p(a: Sequence[float], b: Sequence[float]) -> float:
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if np.ptp(x) == 0 and np.ptp(y) == 0:
         return 1.0 if x[0] == y[0] else 0.0
-    return float(sps.ttest_ind(x, y, equal_var=False).pvalue)
+    with warnings.catch_warnings():  # nearly equal values: SciPy warns of lost precision, the p stands
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(sps.ttest_ind(x, y, equal_var=False).pvalue)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ def test_a_wide_ratio_is_not_settled_and_says_what_budget_would_settle_it(store)
     assert "4 connections" in text and "1 CPU" in text          # the conditions the ratio holds under
     assert "100 connections on 4 CPUs" in text                   # the published figure, with its conditions
     assert "1 reading(s) more than 5% slow" in text              # the canary's 23.0 against a median of ~20
+    assert "app's CPU median 20.10 ms" in text
     assert "budget" in text
     assert "97% of a launch's value varies between launches" in text and "about 2 interval(s)" in text
 

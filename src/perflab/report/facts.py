@@ -159,6 +159,15 @@ def method_rows(view: RunView) -> list[tuple[str, str]]:
         ("repeats", f"{plan.get('repeats', '?')} per load point; {plan.get('startup', {}).get('runs', '?')} launches "
                     f"(the first kept apart as cold); noisy above CV {plan.get('cv_threshold', 0.1):.0%}"),
     ]
+    r = plan.get("rounds")
+    if r:  # runs stored before launch rounds have no [rounds] table
+        done = view.environment.get("rounds") or {}
+        rows.append(("launch rounds", (
+            f"interleaved, order shuffled with seed {done.get('seed', r.get('seed'))}; rounds added until every "
+            f"headline ratio's 95 % interval is within +-{r.get('target', 0):.0%}, at most {r.get('max_rounds')}"
+            + (f", within {r.get('budget_min'):g} min" if r.get("budget_min") else "")
+            + (f"; host-speed canary around every launch, host-slow above +{r.get('host_slow', 0):.0%}"
+               if r.get("canary") else "")) if r.get("interleave") else "app after app (not interleaved)"))
     for shared in topo.get("shared") or []:
         rows.append(("shared CPUs", shared))
     return rows

@@ -168,16 +168,21 @@ def level_lines(view: RunView) -> list[str]:
 
 
 def host_line(view: RunView) -> str:
-    """How far the canary's readings on the app's CPU moved over the run."""
-    cells = [c for c in view.find("canary", "app_cpu_ms")]
-    values = [v for c in cells for v in c.values]
-    if len(values) < 2:
-        return "host speed: not measured (no canary readings)" if view.environment.get("rounds") else ""
-    middle = statistics.median(values)
+    """How far the canary's integer chain moved over the run, on the app's CPU and on the load
+    side's, and how many readings were slow enough to flag their launches host-slow."""
     slow_share = (view.plan.get("rounds") or {}).get("host_slow", 0.05)
-    slow = sum(1 for v in values if v > middle * (1 + slow_share))
-    return (f"host speed (canary on the app's CPU, {len(values)} readings before and after launches): median "
-            f"{middle:.1f} ms, {min(values) / middle - 1:+.1%} to {max(values) / middle - 1:+.1%} around it; "
+    parts, slow = [], 0
+    for metric, where in (("app_cpu_ms", "app's CPU"), ("load_cpu_ms", "load side's CPU")):
+        values = [v for c in view.find("canary", metric) for v in c.values]
+        if len(values) < 2:
+            continue
+        middle = statistics.median(values)
+        slow += sum(1 for v in values if v > middle * (1 + slow_share))
+        parts.append(f"{where} median {middle:.2f} ms, {min(values) / middle - 1:+.1%} to "
+                     f"{max(values) / middle - 1:+.1%} ({len(values)} readings)")
+    if not parts:
+        return "host speed: not measured (no canary readings)" if view.environment.get("rounds") else ""
+    return (f"host speed (the canary's integer chain before and after each launch): {'; '.join(parts)}; "
             f"{slow} reading(s) more than {slow_share:.0%} slow"
             + ("" if not slow else " (their launches are flagged host-slow)"))
 
@@ -236,5 +241,7 @@ def ratio_chart(found: Findings) -> Chart | None:
                                      dash="dot", markers=False, legend=False, group=name))
     if not series:
         return None
-    return line_chart("Throughput ratio per round (dotted: its 95 % interval)", series, Axis("round"),
-                      Axis("ratio (x)"), key="findings-ratio-per-round")
+    rounds = sorted({p.x for s in series for p in s.points})
+    return line_chart("Throughput ratio per round (dotted: its 95 % interval)", series,
+                      Axis("round", ticks=[(n, f"{n:g}") for n in rounds]), Axis("ratio (x)"),
+                      key="findings-ratio-per-round")

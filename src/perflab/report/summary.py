@@ -20,6 +20,8 @@ from perflab.report.tables import (FLAG_MARK, Table, cell_text, flag_help, repor
 from perflab.results import RunView
 from perflab.scenario import TextTable
 
+CANARY = "canary"  # the host-speed canary's readings (perflab.runner), not a scenario of the plan
+
 
 def _rich(t: Table) -> RichTable:
     out = RichTable(title=Text(t.title), title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
@@ -63,6 +65,8 @@ def render(view: RunView, width: int | None = None) -> str:
         console.print(line, markup=False)
     flags: set[str] = set()
     for scenario in report_scenarios(view):
+        if scenario == CANARY:
+            continue  # its readings are summed up in the findings' host line; the report has them all
         tables = [t for t in scenario_tables(view, scenario) if t.terminal and t.rows]
         sc = registry.get(scenario)
         text_tables, remarks = sc.words(view) if sc is not None else ([], [])

@@ -32,6 +32,8 @@ FLAG_HELP = {
     "not-steady": "measured without reaching steady state (the plan's maximum warm-up): see its timeline",
     "held-back": "in some measured intervals the app used well under its usual share of its CPU: something "
                  "outside it (the load side, another process on its CPU, the host) held it back; see its timeline",
+    "host-slow": "the host-speed canary ran more than the plan's host_slow above the run's median just before or "
+                 "after this launch, on the app's or the load side's CPU: the host itself was slow",
 }
 SERIOUS_FLAGS = {"driver-bound", "load-side-bound", "errors", "no-responses", "instance-lost", "crashed", "interrupted"}
 
