@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         print("  run                   launch      req/s  " + "  ".join(f"{label:>15}" for _, label in CAUSES)
               + "  steady")
         for run_id, n, figs in found:
-            cells = "  ".join(f"{figs[k]:>15,.1f}" if k in figs else f"{'-':>15}" for k, _ in CAUSES)
+            cells = "  ".join(f"{figs[k]:>15,.4g}" if k in figs else f"{'-':>15}" for k, _ in CAUSES)
             print(f"  {run_id:<22}{n:>6} {figs['rps']:>10,.0f}  {cells}  {'no' if 'time_to_steady_ms' not in figs else 'yes'}")
         rps = [figs["rps"] for _, _, figs in found]
         if len(rps) >= 4:
