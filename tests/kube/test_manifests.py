@@ -124,12 +124,17 @@ def test_a_native_pod_gets_the_plans_heap_sizes_as_arguments_and_a_jvm_pod_all_o
     from perflab import apps, plan as plans
     from perflab.kube.prepare import container_for
 
-    plan = plans.load("lab2020")  # -Xmx64m for every framework, the study's setting
+    # -Xmx64m for every JVM; the study's native command's own heap flags for native modes
+    plan = plans.load("lab2020")
     db = {"DB_URL": "jdbc:postgresql://db:5432/perflab"}
     native = container_for(plan, SimpleNamespace(app=apps.get("quarkus"), mode="native"), "img:1", "Never", db, "")
     jvm = container_for(plan, SimpleNamespace(app=apps.get("quarkus"), mode="jvm"), "img:1", "Never", db, "")
-    heap = [o for o in plan["limits"]["jvm_opts"] if o.startswith("-Xm")]
+    heap = plan["limits"]["native_heap_opts"]
     assert heap and native["args"] == heap and "JAVA_TOOL_OPTIONS" not in _env(native)
+    # without native_heap_opts, a native pod gets jvm_opts' heap sizes
+    shared = plans.validate({**plan.data, "limits": {**plan.data["limits"], "native_heap_opts": []}}, "t")
+    plain = container_for(shared, SimpleNamespace(app=apps.get("quarkus"), mode="native"), "img:1", "Never", db, "")
+    assert plain["args"] == [o for o in plan["limits"]["jvm_opts"] if o.startswith("-Xm")]
     assert "args" not in jvm and _env(jvm)["JAVA_TOOL_OPTIONS"] == " ".join(plan["limits"]["jvm_opts"])
     go = container_for(plan, SimpleNamespace(app=apps.get("go-reference"), mode="native"), "img:1", "Never", db, "")
     assert "args" not in go  # its command takes no heap options
