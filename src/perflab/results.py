@@ -30,6 +30,13 @@ class Cell:
     def target(self) -> str:
         return f"{self.app}/{self.mode}"
 
+    def by_repeat(self) -> dict[int, float]:
+        """Each value by its repeat (launch, or round in rounds) number, for pairing two cells' launches;
+        by position when the repeats were not stored or repeat."""
+        if len(set(self.repeats)) == len(self.values):
+            return dict(zip(self.repeats, self.values))
+        return dict(enumerate(self.values))
+
     def to_dict(self) -> dict[str, Any]:
         return {"app": self.app, "mode": self.mode, "scenario": self.scenario, "point": self.point,
                 "params": self.params, "metric": self.metric, "unit": self.unit, "values": self.values, "repeats": self.repeats, "summary": self.summary.to_dict(),

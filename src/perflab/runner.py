@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from perflab import apps, doctor, environment, h2, isolate, jdks, postgres, ratios_ci, registry, rounds, signals
+from perflab import apps, doctor, environment, h2, isolate, jdks, postgres, ratios_ci, registry, rounds, signals, stats
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
 from perflab.probes import canary
@@ -543,7 +543,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     n = 0
     while True:
         states_now = rounds.ratio_states(pairs, values, cfg.target)
-        expected = {label: stats_mean(took[label]) if took[label] else sum(
+        expected = {label: stats.mean(took[label]) if took[label] else sum(
             launch_estimate_s(plan, by_label[label], sc) for sc in round_scenarios(plan, by_label[label]))
             for label in labels if label not in failed}
         decision = rounds.next_round(cfg, n, planned, states_now, lab.progress.elapsed_s(), expected)
@@ -610,10 +610,6 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
             sc.after_launches(_context(lab, target, sc, state), done[label], failures[label])
     if cfg.canary:
         _flag_host_slow(lab, cfg)
-
-
-def stats_mean(values: list[float]) -> float:
-    return sum(values) / len(values)
 
 
 def _flag_host_slow(lab: Lab, cfg: rounds.RoundSettings) -> None:

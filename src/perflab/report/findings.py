@@ -73,10 +73,6 @@ class Findings:
         return out
 
 
-def _by_round(cell: Cell) -> dict[int, float]:
-    return {r: v for r, v in zip(cell.repeats, cell.values) if v > 0}
-
-
 def _pairs(view: RunView, targets: list[str]) -> list[tuple[str, str]]:
     named = ((view.environment.get("rounds") or {}).get("headline")) or []
     pairs = [tuple(x.split(" / ", 1)) for x in named if " / " in x]
@@ -101,7 +97,7 @@ def _conditions(view: RunView, cell: Cell | None) -> str:
 
 
 def _ratio(what: str, a: Cell, b: Cell, target: float) -> RatioFinding:
-    ra, rb = _by_round(a), _by_round(b)
+    ra, rb = ({r: v for r, v in c.by_repeat().items() if v > 0} for c in (a, b))
     per_round = sorted((r, ra[r] / rb[r]) for r in ra if r in rb)
     return RatioFinding(what, a.target, b.target, a, b, ratios_ci.interval(ra, rb), target, per_round)
 

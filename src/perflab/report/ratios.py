@@ -205,9 +205,7 @@ def interval_of(a: Cell, b: Cell) -> ratios_ci.RatioInterval | None:
     both have them (None with fewer than two values a side)."""
     if a.summary.n < 2 or b.summary.n < 2 or min(a.values + b.values) <= 0:
         return None
-    by = lambda c: dict(zip(c.repeats, c.values)) if len(set(c.repeats)) == len(c.values) else dict(  # noqa: E731
-        enumerate(c.values))
-    return ratios_ci.interval(by(a), by(b))
+    return ratios_ci.interval(a.by_repeat(), b.by_repeat())
 
 
 def size_of(published: float | None, measured: float, tolerance: float = SIZE_TOLERANCE, *,

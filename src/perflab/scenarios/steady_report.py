@@ -159,8 +159,7 @@ def stability(view: RunView) -> list[str]:
     for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
         if a in by_target and b in by_target and by_target[b].summary.median > 0:
             ca, cb = by_target[a].summary, by_target[b].summary
-            ci = ratios_ci.interval(dict(zip(by_target[a].repeats, by_target[a].values)),
-                                    dict(zip(by_target[b].repeats, by_target[b].values)))
+            ci = ratios_ci.interval(by_target[a].by_repeat(), by_target[b].by_repeat())
             spread = (f"95 % interval {ci.low:.2f}-{ci.high:.2f}x ({ci.n} {'rounds, paired' if ci.paired else 'a side'})"
                       if ci else "one launch a side: no interval")
             lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x, {spread} (the Quarkus team's lab publishes "
