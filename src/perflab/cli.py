@@ -282,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also measure your own app described by DIR/perflab.toml (repeatable)")
     q.set_defaults(func=cmd_quick)
 
-    r = sub.add_parser("run", help="run a plan (quick, full, sizing, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
+    r = sub.add_parser("run", help="run a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
                        epilog="Your own apps: perflab run [PLAN] --app-dir DIR [--app-dir DIR2 ...], each DIR holding a "
                               "perflab.toml (its own schema and seed, smoke requests, placeholders such as {db_jdbc_url}: "
                               "see README, Bring your own app). A jar or command without a descriptor: perflab run "

@@ -143,6 +143,11 @@ MAVEN_MODEL = """[ERROR] [ERROR] Some problems were encountered while processing
  @
 [ERROR] The build could not read 1 project -> [Help 1]
 """
+MAVEN_CACHED = ("[ERROR] Failed to execute goal on project perflab-quarkus: Could not resolve dependencies for project "
+                "dev.perflab:perflab-quarkus:jar:1.0.0\n[ERROR] dependency: io.quarkus:quarkus-reactive-pg-client:jar:3.36.1 "
+                "(compile)\n[ERROR] \tio.quarkus:quarkus-reactive-pg-client:jar:3.36.1 was not found in "
+                "https://repo.maven.apache.org/maven2 during a previous attempt. This failure was cached in the local "
+                "repository and resolution is not reattempted until the update interval of central has elapsed\n")
 GO_REFUSED = "go: go.mod requires go >= 1.26.0 (running go 1.25.4; GOTOOLCHAIN=go1.25.4)\n"
 
 
@@ -150,6 +155,8 @@ def test_a_failed_build_is_explained_by_the_missing_artifact_or_its_first_real_e
     assert versions.failure_reason(MAVEN_MISSING) == "Could not find artifact io.quarkus:quarkus-hibernate-orm-panache:jar:3.38.1"
     assert versions.failure_reason(MAVEN_MODEL).startswith("'dependencies.dependency.version' for "
                                                           "org.springframework.boot:spring-boot-starter-webmvc")
+    assert versions.failure_reason(MAVEN_CACHED) == ("io.quarkus:quarkus-reactive-pg-client:jar:3.36.1 was not found in "
+                                                     "https://repo.maven.apache.org/maven2")
     assert versions.failure_reason(GO_REFUSED) == GO_REFUSED.strip()
 
 

@@ -202,7 +202,7 @@ _MISSING = [re.compile(p) for p in (
     r"artifacts? could not be resolved: [^\n]*?(?=: Could not|\n|$)",
     r"Non-resolvable (?:parent|import) POM[^\n]*",
     r"Plugin \S+ or one of its dependencies could not be resolved[^\n]*",
-    r"\S+:\S+:\S+ was not found in[^\n]*",
+    r"\S+:\S+:\S+ was not found in \S+",  # a failure Maven cached from an earlier attempt
 )]
 
 
