@@ -192,7 +192,7 @@ def cmd_run(args) -> int:
                                         name=args.name, jdk=args.jdk)
         return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root)
     if not args.plan and not args.app_dir:
-        raise LabError("run needs a plan (quick, full, sizing, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
+        raise LabError("run needs a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
                        "or --app-jar/--app-cmd")
     # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
     only = (args.apps or None) if args.plan else (args.apps or [])
