@@ -176,6 +176,12 @@ def _run_and_summarise(plan_obj, apps_root=None) -> int:
                 _say(f"\nstored in {Store().path} as run {run_id}")
                 paths = write_report(Store(), run_id)
                 _say(f"report: {paths.html}\n        {paths.markdown}")
+                if paths.versions:  # a plan with framework versions: the verdict of each change
+                    from perflab.report.versions import text_lines
+
+                    _say(f"by version: {paths.versions}")
+                    for line in text_lines(view):
+                        _say(f"  {line}")
     failed = [o for o in view.outcomes if o["status"] not in ("ok", "unavailable", "not-run")] if view else []
     return 1 if failed else 0
 
@@ -341,7 +347,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", help="directory for report.html and report.md (default .perflab/reports/RUN/)")
     rep.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_report"]).cli_report(a))
 
-    cmp_ = sub.add_parser("compare", help="compare two runs figure by figure: change and whether it is beyond the noise")
+    cmp_ = sub.add_parser("compare", help="compare two runs figure by figure, or one run's consecutive framework versions: "
+                                         "change and whether it is beyond the noise")
     cmp_.add_argument("run_a", help="the baseline run")
     cmp_.add_argument("run_b", nargs="?", help="the run compared with it (none: the first run's consecutive framework "
                                                 "versions are compared, see docs/versions.md)")

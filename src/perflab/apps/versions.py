@@ -153,6 +153,9 @@ def set_parent_version(pom: Path, parent: str, version: str) -> None:
 def variant(app, version: str):
     """The app built against `version` of its framework: an App named app@version."""
     check_version(version, f"app {app.name}: version")
+    if SEPARATOR in app.name:
+        raise LabError(f"app {app.name!r}: '{SEPARATOR}' in an app's name would read as a version",
+                       fix="rename the app in its perflab.toml")
     spec: VersionSpec | None = app.versions
     if spec is None:
         raise LabError(f"app {app.name!r} does not say which build input carries its framework version",
