@@ -36,7 +36,8 @@ class RoundSettings(Settings):
     budget_min: float = setting(0.0, "add no round that would end the run later than this many minutes after its "
                                      "first step (after the builds; 0: no budget)", "min", ge=0)
     headline: list[str] = setting([], "the headline ratios as 'APP/MODE:APP/MODE' (empty: the first JVM app's main "
-                                      "mode against every other JVM app's main mode)")
+                                      "mode against every other JVM app's main mode; with framework versions, each "
+                                      "version against the one before it)")
     canary: bool = setting(True, "time a fixed CPU-bound canary on the app's and the load side's CPUs before and "
                                  "after every launch (the host's own speed)")
     host_slow: float = setting(0.05, "a launch whose canary took more than this longer than the run's median is "
