@@ -168,3 +168,13 @@ def test_what_built_and_what_did_not_is_listed_in_release_order(workdir):
     listed = versions.known("quarkus")
     assert [(e["version"], e["builds"]) for e in listed] == [("3.9.0", True), ("3.37.1", True), ("3.38.1", False)]
     assert listed[-1]["why"].startswith("Could not find artifact")
+
+
+def test_a_versions_build_figures_go_under_its_build_not_under_a_mode_named_after_the_version(workdir):
+    from perflab.scenarios.footprint import build_mode
+
+    app = apps.get("quarkus")
+    variant = versions.variant(app, "3.33.2")
+    assert build_mode(variant.build_key, variant.name) == "all"
+    assert build_mode(variant.for_mode("virtual-threads").build_key, variant.name) == "virtual-threads"
+    assert build_mode(app.for_mode("native").build_key, app.name) == "native"
