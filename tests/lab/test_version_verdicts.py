@@ -61,7 +61,8 @@ def test_a_slowed_build_is_a_regression_and_an_unchanged_rebuild_is_within_noise
     app = _tagged_go_reference(tmp_path)
     built = [versions.variant(app, v) for v in ("1", "2", "3")]  # 2: an unchanged rebuild of 1; 3: slowed
     for variant in built:
-        versions.build(variant, log=lambda _: None)
+        assert not versions.build(variant, log=lambda _: None).cached
+    assert versions.build(versions.variant(app, "3"), log=lambda _: None).cached  # each version is built once
     log_dir = tmp_path / "logs"
     log_dir.mkdir()
     for variant in built:  # a first launch of each, not counted: the binary into the page cache

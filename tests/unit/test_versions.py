@@ -178,3 +178,15 @@ def test_a_versions_build_figures_go_under_its_build_not_under_a_mode_named_afte
     assert build_mode(variant.build_key, variant.name) == "all"
     assert build_mode(variant.for_mode("virtual-threads").build_key, variant.name) == "virtual-threads"
     assert build_mode(app.for_mode("native").build_key, app.name) == "native"
+
+
+def test_a_plan_without_versions_keeps_each_app_as_it_is_and_versions_become_targets_in_release_order(workdir):
+    from perflab import runner
+
+    known = list(apps.discover())
+    plain = runner.select_targets(plan.validate({"name": "x", "apps": ["quarkus"], "modes": ["main"]}, "x", known))
+    assert [(t.label, t.app.dir) for t in plain] == [("quarkus/jvm", apps.get("quarkus").dir)]
+    planned = plan.validate({"name": "x", "apps": ["quarkus", "spring-boot"], "modes": ["main"],
+                             "versions": {"quarkus": ["3.37.1", "3.33.2"]}}, "x", known)
+    assert [t.label for t in runner.select_targets(planned)] == ["quarkus@3.33.2/jvm", "quarkus@3.37.1/jvm",
+                                                                 "spring-boot/jvm"]
