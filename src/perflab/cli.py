@@ -365,7 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ver = sub.add_parser("versions", help="an app's framework versions tried here: which build, and why the others do not")
     ver.add_argument("app", help="the app's name")
-    ver.set_defaults(func=lambda a: __import__("perflab.apps.versions", fromlist=["cli_versions"]).cli_versions(a))
+    ver.set_defaults(func=lambda a: __import__("perflab.apps.version_builds", fromlist=["cli_versions"]).cli_versions(a))
 
     t = sub.add_parser("test", help="run the test suite (installs what it needs first)")
     t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="extra pytest arguments")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from perflab import apps, doctor, environment, h2, isolate, jdks, postgres, ratios_ci, registry, rounds, signals, stats
-from perflab.apps import versions
+from perflab.apps import version_builds, versions
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
 from perflab.probes import canary
@@ -245,9 +245,9 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
         t.unavailable = t.unavailable or unbuilt.get(variant.build_key, "")
         if not t.unavailable and variant.build_key not in builds:
             try:
-                builds[variant.build_key] = versions.build(variant, log=say)
+                builds[variant.build_key] = version_builds.build(variant, log=say)
                 variants[variant.build_key] = variant
-            except versions.Unavailable as exc:
+            except version_builds.Unavailable as exc:
                 t.unavailable = unbuilt[variant.build_key] = str(exc)
                 say(f"unavailable: {exc}")
 

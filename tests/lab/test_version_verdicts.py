@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from perflab import apps, procs, results, rounds
-from perflab.apps import versions
+from perflab.apps import version_builds, versions
 from perflab.report.version_changes import SLOWER, WITHIN_NOISE, changes
 from perflab.store import Store
 
@@ -61,8 +61,8 @@ def test_a_slowed_build_is_a_regression_and_an_unchanged_rebuild_is_within_noise
     app = _tagged_go_reference(tmp_path)
     built = [versions.variant(app, v) for v in ("1", "2", "3")]  # 2: an unchanged rebuild of 1; 3: slowed
     for variant in built:
-        assert not versions.build(variant, log=lambda _: None).cached
-    assert versions.build(versions.variant(app, "3"), log=lambda _: None).cached  # each version is built once
+        assert not version_builds.build(variant, log=lambda _: None).cached
+    assert version_builds.build(versions.variant(app, "3"), log=lambda _: None).cached  # each version is built once
     log_dir = tmp_path / "logs"
     log_dir.mkdir()
     for variant in built:  # a first launch of each, not counted: the binary into the page cache
@@ -80,4 +80,4 @@ def test_a_slowed_build_is_a_regression_and_an_unchanged_rebuild_is_within_noise
     assert verdicts[("1", "2")].verdict == WITHIN_NOISE, verdicts[("1", "2")]
     assert verdicts[("2", "3")].verdict == SLOWER, verdicts[("2", "3")]
     assert verdicts[("2", "3")].regression_beyond(100)  # +150 ms on a few ms
-    assert [e["version"] for e in versions.known("go-reference") if e["builds"]] == ["1", "2", "3"]
+    assert [e["version"] for e in version_builds.known("go-reference") if e["builds"]] == ["1", "2", "3"]

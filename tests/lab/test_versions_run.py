@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from perflab import report
-from perflab.apps import versions
+from perflab.apps import version_builds
 from tests.conftest import write_standin_app
 from tests.lab.plan_run import run_plan_on
 
@@ -62,7 +62,7 @@ rest_s = 0
         assert rounds["headline"] == ["standin@1.10/jvm / standin@1.9/jvm"]  # consecutive, in release order
     finally:
         s.close()
-    assert [(e["version"], e["builds"]) for e in versions.known("standin")] == [("1.9", True), ("1.10", True),
+    assert [(e["version"], e["builds"]) for e in version_builds.known("standin")] == [("1.9", True), ("1.10", True),
                                                                                  ("9", False)]
     paths = report.write_report(report.Store(), run_id, tmp_path / "report")
     page = paths.versions.read_text()

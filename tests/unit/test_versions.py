@@ -8,7 +8,7 @@ import tomllib
 import pytest
 
 from perflab import apps, plan, rounds
-from perflab.apps import versions
+from perflab.apps import version_builds, versions
 from perflab.errors import LabError
 from tests.conftest import write_standin_app
 
@@ -152,20 +152,20 @@ GO_REFUSED = "go: go.mod requires go >= 1.26.0 (running go 1.25.4; GOTOOLCHAIN=g
 
 
 def test_a_failed_build_is_explained_by_the_missing_artifact_or_its_first_real_error():
-    assert versions.failure_reason(MAVEN_MISSING) == "Could not find artifact io.quarkus:quarkus-hibernate-orm-panache:jar:3.38.1"
-    assert versions.failure_reason(MAVEN_MODEL).startswith("'dependencies.dependency.version' for "
+    assert version_builds.failure_reason(MAVEN_MISSING) == "Could not find artifact io.quarkus:quarkus-hibernate-orm-panache:jar:3.38.1"
+    assert version_builds.failure_reason(MAVEN_MODEL).startswith("'dependencies.dependency.version' for "
                                                           "org.springframework.boot:spring-boot-starter-webmvc")
-    assert versions.failure_reason(MAVEN_CACHED) == ("io.quarkus:quarkus-reactive-pg-client:jar:3.36.1 was not found in "
+    assert version_builds.failure_reason(MAVEN_CACHED) == ("io.quarkus:quarkus-reactive-pg-client:jar:3.36.1 was not found in "
                                                      "https://repo.maven.apache.org/maven2")
-    assert versions.failure_reason(GO_REFUSED) == GO_REFUSED.strip()
+    assert version_builds.failure_reason(GO_REFUSED) == GO_REFUSED.strip()
 
 
 def test_what_built_and_what_did_not_is_listed_in_release_order(workdir):
-    versions.record("quarkus@3.37.1", True)
-    versions.record("quarkus@3.38.1", False, "Could not find artifact io.quarkus:x:jar:3.38.1")
-    versions.record("quarkus@3.9.0", True)
-    versions.record("quarkus-other@1.0", True)
-    listed = versions.known("quarkus")
+    version_builds.record("quarkus@3.37.1", True)
+    version_builds.record("quarkus@3.38.1", False, "Could not find artifact io.quarkus:x:jar:3.38.1")
+    version_builds.record("quarkus@3.9.0", True)
+    version_builds.record("quarkus-other@1.0", True)
+    listed = version_builds.known("quarkus")
     assert [(e["version"], e["builds"]) for e in listed] == [("3.9.0", True), ("3.37.1", True), ("3.38.1", False)]
     assert listed[-1]["why"].startswith("Could not find artifact")
 

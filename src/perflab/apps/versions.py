@@ -11,21 +11,18 @@ perflab.toml, see docs/versions.md):
 - env: build environment values with {version} (e.g. GOFLAGS or GOTOOLCHAIN for Go).
 
 Each variant is built in a copy of the app's sources of its own (beside the build stamps), so the
-versions' artifacts never overwrite each other. Whether a version built here, and if not why, is
-kept there too, for `perflab versions APP`.
+versions' artifacts never overwrite each other. Whether it built: perflab.apps.version_builds.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from perflab.errors import LabError
-from perflab.paths import build_dir, work_dir
+from perflab.paths import build_dir
 
 SEPARATOR = "@"
 SPEC_KEYS = {"property", "parent", "env"}
@@ -65,8 +62,12 @@ def parse_spec(value, where: str) -> VersionSpec | None:
     return VersionSpec(prop, parent, dict(env))
 
 
+def is_version(text) -> bool:
+    return isinstance(text, str) and bool(_VERSION.fullmatch(text))
+
+
 def check_version(text: str, where: str = "version") -> str:
-    if not isinstance(text, str) or not _VERSION.fullmatch(text):
+    if not is_version(text):
         raise LabError(f"{where}: {text!r} is not a version (it starts with a digit, e.g. 3.33.2 or 4.0.0-RC1)")
     return text
 
@@ -173,103 +174,8 @@ def variant(app, version: str):
                    build_command=[*app.build_command, *extra], build_env=env)
 
 
-# --- what built here --------------------------------------------------------------------------------
-
-def _outcome_path(name: str) -> Path:
-    return versions_dir() / f"{name}.json"
-
-
-def record(name: str, ok: bool, why: str = "") -> None:
-    """Whether app@version built here (and if not, the missing artifact or the first error)."""
-    app, version = split_name(name)
-    _outcome_path(name).write_text(json.dumps({"app": app, "version": version, "builds": ok, "why": why,
-                                               "at": time.time()}, indent=2))
-
-
-def known(app: str) -> list[dict]:
-    """The versions of `app` tried here, in release order."""
-    found = []
-    for path in versions_dir().glob(f"{app}{SEPARATOR}*.json"):
-        try:
-            entry = json.loads(path.read_text())
-        except (OSError, ValueError):
-            continue
-        if entry.get("app") == app and _VERSION.fullmatch(str(entry.get("version", ""))):
-            found.append(entry)
-    return sorted(found, key=lambda e: release_key(e["version"]))
-
-
-# What a build tool says when the registry lacks something, most specific first.
-_MISSING = [re.compile(p) for p in (
-    r"Could not find artifact \S+",
-    r"artifacts? could not be resolved: [^\n]*?(?=: Could not|\n|$)",
-    r"Non-resolvable (?:parent|import) POM[^\n]*",
-    r"Plugin \S+ or one of its dependencies could not be resolved[^\n]*",
-    r"\S+:\S+:\S+ was not found in \S+",  # a failure Maven cached from an earlier attempt
-)]
-
-
-def failure_reason(log_text: str) -> str:
-    """The build's own words for why it failed: the missing artifact, else its first error line
-    that says something (not a heading such as "Some problems were encountered ...:")."""
-    for pattern in _MISSING:
-        found = pattern.search(log_text)
-        if found:
-            return found.group(0).strip()
-    for line in log_text.splitlines():
-        text = re.sub(r"^(\[ERROR\]\s*)+", "", line.strip()).strip()
-        if line.lstrip().startswith("[ERROR]") and text and not text.endswith(":") and not text.startswith("@"):
-            return text
-    for line in log_text.splitlines():  # go build, javac and others: the first line that says error
-        if re.search(r"\berror\b|cannot find|undefined:|not found", line, re.I):
-            return line.strip()
-    lines = [line.strip() for line in log_text.splitlines() if line.strip()]
-    return lines[0] if lines else "the build failed without output"
-
-
 def expand(app, versions: list[str]) -> list:
     """The app once per planned version, in release order (no versions: the app as it is)."""
     if not versions:
         return [app]
     return [variant(app, v) for v in in_release_order([check_version(v, f"versions.{app.name}") for v in versions])]
-
-
-class Unavailable(LabError):
-    """A version that does not build here (the registry lacks an artifact, or the compiler refused it)."""
-
-
-def build(app, log=print):
-    """Build the app; for app@version, record whether it built and turn a failure into Unavailable
-    with the build's own reason, so the plan goes on with the other versions."""
-    from .building import build as build_app
-
-    if not split_name(app.name)[1]:
-        return build_app(app, log=log)
-    try:
-        result = build_app(app, log=log)
-    except LabError as exc:
-        log_path = work_dir() / "logs" / f"build-{app.build_key}.log"
-        text = log_path.read_text(errors="replace") if log_path.exists() else str(exc)
-        why = f"{failure_reason(text)} (log: {log_path})" if log_path.exists() else str(exc)
-        record(app.name, False, why)
-        raise Unavailable(f"{app.name} does not build here: {why}") from exc
-    record(app.name, True)
-    return result
-
-
-def cli_versions(args) -> int:
-    """`perflab versions APP`: the versions tried here, whether each built, and if not why."""
-    from perflab.apps.descriptors import get
-
-    app = get(args.app)
-    tried = known(app.name)
-    print(f"{app.name}: {app.framework} {app.framework_version} (its own version)"
-          + ("" if app.versions else "; its perflab.toml has no [versions]: it is built at that version only"), flush=True)
-    if not tried:
-        print("  no other version tried here yet: perflab run PLAN --versions "
-              f"{app.name}=VERSION[,VERSION...] builds each once", flush=True)
-    for entry in tried:
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.get("at", 0)))
-        state = "builds" if entry.get("builds") else f"unavailable: {entry.get('why', '?')}"
-        print(f"  {entry['version']:<14} {state}  (tried {when})", flush=True)
-    return 0
