@@ -319,7 +319,8 @@ def _run_builds(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App])
             continue
         for key, build in builds.items():
             lab.progress.start(f"{key} {sc.name}")
-            ctx = Context(lab, sc, variants[key], build_mode(key, variants[key].name), lab.plan.settings(sc.name), build=build)
+            mode = build_mode(key, variants[key].name)
+            ctx = Context(lab, sc, variants[key], mode, lab.plan.settings(sc.name), build=build)
             sc.run(ctx)
             lab.progress.finish()
 

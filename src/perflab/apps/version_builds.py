@@ -97,7 +97,8 @@ def cli_versions(args) -> int:
     app = get(args.app)
     tried = known(app.name)
     print(f"{app.name}: {app.framework} {app.framework_version} (its own version)"
-          + ("" if app.versions else "; its perflab.toml has no [versions]: it is built at that version only"), flush=True)
+          + ("" if app.versions else "; its perflab.toml has no [versions]: it is built at that version only"),
+          flush=True)
     if not tried:
         print("  no other version tried here yet: perflab run PLAN --versions "
               f"{app.name}=VERSION[,VERSION...] builds each once", flush=True)

@@ -42,7 +42,8 @@ def history_charts(views: list[results.RunView]) -> list[charts.Chart]:
             for target, cell in headline.cells(view).items():
                 s = cell.summary
                 by_target.setdefault(target, []).append(
-                    charts.Point(x, s.median, s.ci_low, s.ci_high, frozenset(cell.flags), f"run {view.id}: {s.n} values"))
+                    charts.Point(x, s.median, s.ci_low, s.ci_high, frozenset(cell.flags),
+                                 f"run {view.id}: {s.n} values"))
         series = [charts.Series(t, charts.PALETTE[i % len(charts.PALETTE)], pts)
                   for i, (t, pts) in enumerate(sorted(by_target.items()))]
         chart = charts.line_chart(headline.title, series, charts.Axis("run (oldest first)", ticks=ticks),
