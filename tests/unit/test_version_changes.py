@@ -94,3 +94,18 @@ def test_the_history_page_has_every_run_of_the_plan_oldest_first(workdir):
     charts = history.history_charts(views)
     assert [c.key for c in charts] == ["history-ttfr"]
     assert len(charts[0].figure.data[0].x) == 2  # one point per run
+
+
+def test_compare_of_two_runs_fails_on_a_figure_worse_beyond_the_noise_and_the_threshold(workdir):
+    store = Store()
+    runs = []
+    for factor in (1.0, 1.3):
+        run = store.begin_run({"name": "gate"}, {})
+        for r, v in enumerate((100.0, 101.0, 99.0, 100.5, 102.0), start=1):
+            store.add_figure(run, "quarkus", "jvm", "startup", "ttfr_ms", v * factor, "ms", point="warm", repeat=r)
+        store.finish_run(run, "complete")
+        runs.append(run)
+    args = dict(run_a=runs[0], run_b=runs[1], force=False, out=str(workdir / "cmp.html"))
+    assert cli_compare(argparse.Namespace(**args, fail_above=10.0)) == 1
+    assert cli_compare(argparse.Namespace(**args, fail_above=40.0)) == 0
+    assert cli_compare(argparse.Namespace(**{**args, "run_a": runs[1], "run_b": runs[0]}, fail_above=10.0)) == 0
