@@ -176,6 +176,12 @@ def _run_and_summarise(plan_obj, apps_root=None) -> int:
                 _say(f"\nstored in {Store().path} as run {run_id}")
                 paths = write_report(Store(), run_id)
                 _say(f"report: {paths.html}\n        {paths.markdown}")
+                if paths.versions:  # a plan with framework versions: the verdict of each change
+                    from perflab.report.versions import text_lines
+
+                    _say(f"by version: {paths.versions}")
+                    for line in text_lines(view):
+                        _say(f"  {line}")
     failed = [o for o in view.outcomes if o["status"] not in ("ok", "unavailable", "not-run")] if view else []
     return 1 if failed else 0
 
@@ -192,20 +198,22 @@ def cmd_run(args) -> int:
                                         name=args.name, jdk=args.jdk)
         return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root)
     if not args.plan and not args.app_dir:
-        raise LabError("run needs a plan (quick, full, sizing, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
+        raise LabError("run needs a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
                        "or --app-jar/--app-cmd")
     # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
     only = (args.apps or None) if args.plan else (args.apps or [])
-    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir))
+    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir, args.versions))
 
 
 def cmd_quick(args) -> int:
     return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir))
 
 
-def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | None):
-    """The plan, narrowed to some of the lab's apps (--apps) and joined by the user's own (--app-dir)."""
+def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | None, versions: list[str] | None = None):
+    """The plan, narrowed to some of the lab's apps (--apps), joined by the user's own (--app-dir),
+    with the framework versions of --versions."""
     from perflab import plan
+    from perflab.apps.versions import parse_cli
 
     known = list(apps.discover())
     plan_obj = plan.load(name, known_apps=known)
@@ -215,6 +223,8 @@ def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | Non
     for folder in app_dirs or []:
         app = apps.load_dir(folder)  # a missing or wrong descriptor is an error now, before anything runs
         data["app_dirs"] = [*data["app_dirs"], str(app.dir)]
+    if versions:
+        data["versions"] = {**data["versions"], **parse_cli(versions)}
     return plan.validate(data, plan_obj.source, known_apps=known) if data != plan_obj.data else plan_obj
 
 
@@ -278,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also measure your own app described by DIR/perflab.toml (repeatable)")
     q.set_defaults(func=cmd_quick)
 
-    r = sub.add_parser("run", help="run a plan (quick, full, sizing, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
+    r = sub.add_parser("run", help="run a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
                        epilog="Your own apps: perflab run [PLAN] --app-dir DIR [--app-dir DIR2 ...], each DIR holding a "
                               "perflab.toml (its own schema and seed, smoke requests, placeholders such as {db_jdbc_url}: "
                               "see README, Bring your own app). A jar or command without a descriptor: perflab run "
@@ -290,6 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--app-dir", action="append", metavar="DIR",
                    help="also measure your own app described by DIR/perflab.toml (repeatable; without a plan: "
                         "only these apps, on the quick plan's settings)")
+    r.add_argument("--versions", action="append", metavar="APP=V1,V2",
+                   help="build APP against these framework versions, each measured as APP@VERSION (repeatable; "
+                        "see docs/versions.md)")
     r.add_argument("--app-jar", help="measure this jar (java -jar) instead of the apps under apps/")
     r.add_argument("--app-cmd", help="measure the service this command starts")
     r.add_argument("--url", help="with --app-jar/--app-cmd: the endpoint to load, http://127.0.0.1:PORT/PATH")
@@ -334,12 +347,25 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", help="directory for report.html and report.md (default .perflab/reports/RUN/)")
     rep.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_report"]).cli_report(a))
 
-    cmp_ = sub.add_parser("compare", help="compare two runs figure by figure: change and whether it is beyond the noise")
+    cmp_ = sub.add_parser("compare", help="compare two runs figure by figure, or one run's consecutive framework versions: "
+                                         "change and whether it is beyond the noise")
     cmp_.add_argument("run_a", help="the baseline run")
-    cmp_.add_argument("run_b", help="the run compared with it")
+    cmp_.add_argument("run_b", nargs="?", help="the run compared with it (none: the first run's consecutive framework "
+                                                "versions are compared, see docs/versions.md)")
+    cmp_.add_argument("--fail-above", type=float, metavar="PCT",
+                      help="exit 1 when a change is worse beyond the noise by more than PCT percent (a CI gate)")
     cmp_.add_argument("--force", action="store_true", help="compare even if the runs' methods differ (every line is flagged)")
     cmp_.add_argument("--out", help="HTML file to write (default .perflab/reports/compare-A-vs-B.html)")
     cmp_.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_compare"]).cli_compare(a))
+
+    hist = sub.add_parser("history", help="a plan's headline figures across every stored run of it, over time (HTML)")
+    hist.add_argument("plan", help="the plan's name (e.g. upgrade, quick)")
+    hist.add_argument("--out", help="HTML file to write (default .perflab/reports/history-PLAN.html)")
+    hist.set_defaults(func=lambda a: __import__("perflab.report.history", fromlist=["cli_history"]).cli_history(a))
+
+    ver = sub.add_parser("versions", help="an app's framework versions tried here: which build, and why the others do not")
+    ver.add_argument("app", help="the app's name")
+    ver.set_defaults(func=lambda a: __import__("perflab.apps.version_builds", fromlist=["cli_versions"]).cli_versions(a))
 
     t = sub.add_parser("test", help="run the test suite (installs what it needs first)")
     t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="extra pytest arguments")

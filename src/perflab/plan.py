@@ -61,6 +61,8 @@ def _top_level_fields() -> dict[str, Any]:
         "skip_apps": (list[str], setting([], "apps left out of all (e.g. a variant the plan has no time for)")),
         "app_dirs": (list[str], setting([], "your own apps: folders with a perflab.toml (relative to the plan file), "
                                             "run beside the apps above")),
+        "versions": (dict[str, list[str]], setting({}, "per app, the framework versions to build it against, each a "
+                                                       "variant app@version (empty: each app's own version)")),
         "modes": (list[str], setting(["all"], "runtime modes to run, all, or main (each app's first mode)")),
         "scenarios": (list[str], setting(list(DEFAULT_SCENARIOS), "scenarios to run, in the lab's order")),
         "repeats": (int, setting(3, "measurements of each load point", "repeats", ge=1)),
@@ -177,6 +179,14 @@ def _check_warm_launches(data: dict, source: str) -> None:
                                "beside startup")
 
 
+def check_versions(versions: dict[str, list[str]], source: str) -> None:
+    from perflab.apps.versions import check_version
+
+    for app, listed in versions.items():
+        for v in listed:
+            check_version(v, f"{source}: versions.{app}")
+
+
 def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | None = None) -> Plan:
     model = validate_settings(schema(), upgrade_legacy(raw), source)
     data = model.as_plan()
@@ -185,7 +195,11 @@ def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | 
         _check_scenarios(chosen, f"mode_scenarios.{mode}", source)
     data["cost"] = cost_assumptions.assumptions(data["cost"])
     _check_warm_launches(data, source)
+    check_versions(data["versions"], source)
     if known_apps is not None:
+        bad = [a for a in data["versions"] if a not in known_apps]
+        if bad:
+            raise LabError(f"{source}: unknown app {bad[0]!r} in versions", fix=f"allowed apps: {', '.join(known_apps)}")
         for key in ("apps", "skip_apps"):
             bad = [a for a in data[key] if a != "all" and a not in known_apps]
             if bad:

@@ -36,7 +36,8 @@ class RoundSettings(Settings):
     budget_min: float = setting(0.0, "add no round that would end the run later than this many minutes after its "
                                      "first step (after the builds; 0: no budget)", "min", ge=0)
     headline: list[str] = setting([], "the headline ratios as 'APP/MODE:APP/MODE' (empty: the first JVM app's main "
-                                      "mode against every other JVM app's main mode)")
+                                      "mode against every other JVM app's main mode; with framework versions, each "
+                                      "version against the one before it)")
     canary: bool = setting(True, "time a fixed CPU-bound canary on the app's and the load side's CPUs before and "
                                  "after every launch (the host's own speed)")
     host_slow: float = setting(0.05, "a launch whose canary took more than this longer than the run's median is "
@@ -67,8 +68,29 @@ def headline_pairs(settings: RoundSettings, targets: list[tuple[str, bool, bool]
                                  f"app/modes ({', '.join(labels)})")
             pairs.append(Pair(num, den))
         return pairs
+    upgrades = version_pairs(labels)
+    if upgrades:  # an upgrade plan compares each version with the one before it
+        return upgrades
     main_jvm = [label for label, jvm, main in targets if jvm and main]
     return [Pair(main_jvm[0], other) for other in main_jvm[1:]]
+
+
+def version_pairs(labels: list[str]) -> list[Pair]:
+    """Consecutive versions of one app/mode ("quarkus@3.37.1/jvm" / "quarkus@3.33.2/jvm"), newer over
+    older, in release order."""
+    from perflab.apps.versions import release_key, split_name
+
+    series: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for label in labels:
+        name, _, mode = label.partition("/")
+        app, version = split_name(name)
+        if version:
+            series.setdefault((app, mode), []).append((version, label))
+    pairs = []
+    for entries in series.values():
+        ordered = [label for _, label in sorted(entries, key=lambda e: release_key(e[0]))]
+        pairs += [Pair(new, old) for old, new in zip(ordered, ordered[1:])]
+    return pairs
 
 
 def draw_seed() -> int:

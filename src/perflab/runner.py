@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from perflab import apps, doctor, environment, h2, isolate, jdks, postgres, ratios_ci, registry, rounds, signals, stats
+from perflab.apps import version_builds, versions
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
 from perflab.probes import canary
@@ -63,8 +64,9 @@ def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
             modes = list(app.modes)
         else:  # "main": each app's first mode (JVM for the frameworks, native for the Go reference)
             modes = [m for m in app.modes if m in plan["modes"] or ("main" in plan["modes"] and m == next(iter(app.modes)))]
-        for mode in modes:
-            targets.append(Target(app, mode, apps.unavailable(app, mode, plan["limits"]["jdk"] or None)))
+        for variant in versions.expand(app, plan["versions"].get(name, [])):  # app@version per planned version
+            for mode in modes:
+                targets.append(Target(variant, mode, apps.unavailable(variant, mode, plan["limits"]["jdk"] or None)))
     return targets
 
 
@@ -237,11 +239,17 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
             sc.setup(plan.settings(sc.name), say)
     builds: dict[str, Any] = {}
     variants: dict[str, apps.App] = {}
+    unbuilt: dict[str, str] = {}  # versions that do not build here: recorded, and the plan goes on
     for t in targets:
         variant = t.app.for_mode(t.mode)
+        t.unavailable = t.unavailable or unbuilt.get(variant.build_key, "")
         if not t.unavailable and variant.build_key not in builds:
-            builds[variant.build_key] = apps.build(variant, log=say)
-            variants[variant.build_key] = variant
+            try:
+                builds[variant.build_key] = version_builds.build(variant, log=say)
+                variants[variant.build_key] = variant
+            except version_builds.Unavailable as exc:
+                t.unavailable = unbuilt[variant.build_key] = str(exc)
+                say(f"unavailable: {exc}")
 
     used_jdks = _require_jdks(plan, targets, say)  # installed now, not mid-run: the environment records them
     frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
@@ -311,7 +319,8 @@ def _run_builds(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App])
             continue
         for key, build in builds.items():
             lab.progress.start(f"{key} {sc.name}")
-            ctx = Context(lab, sc, variants[key], build_mode(key), lab.plan.settings(sc.name), build=build)
+            mode = build_mode(key, variants[key].name)
+            ctx = Context(lab, sc, variants[key], mode, lab.plan.settings(sc.name), build=build)
             sc.run(ctx)
             lab.progress.finish()
 

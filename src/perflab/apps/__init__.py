@@ -3,6 +3,8 @@
 - `descriptors`: reading and checking apps/<name>/perflab.toml (or one in a user's own folder),
   finding the apps, whether a mode can run here
 - `building`: builds cached by a hash of the app's sources
+- `versions`: an app built against another version of its framework (app@version)
+- `version_builds`: whether such a version builds here, and if not the build's own reason
 - `launching`: starting an app in one of its modes, waiting until it is ready, stopping it
 """
 

@@ -21,9 +21,11 @@ from perflab import jdks
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, apps_dir
 
+from .versions import VersionSpec, parse_spec
+
 TOP_KEYS = {"name", "framework", "framework_version", "description", "sources", "ready_path",
             "first_response_path", "startup_log_regex", "build", "modes", "port", "api", "database",
-            "smoke", "load_path", "db_server"}
+            "smoke", "load_path", "db_server", "versions"}
 BUILD_KEYS = {"command", "jdk", "artifact", "env"}
 MODE_KEYS = {"command", "jdk", "env", "description", "requires", "build", "prepare", "aot"}
 REQUIREMENTS = {"native-image"}
@@ -114,6 +116,7 @@ class App:
     smoke: list[Smoke] = field(default_factory=list)  # its check before measuring, when given
     load_path: str = ""  # the path the plan's load goes to ("": the plan's own paths)
     db_server: str = DB_SERVERS[0]  # which of the lab's database servers the app is given (DB_URL, DB_USER, ...)
+    versions: VersionSpec | None = None  # which build input carries the framework version (perflab.apps.versions)
 
     @property
     def artifact_path(self) -> Path:
@@ -201,7 +204,7 @@ def load_descriptor(path: Path) -> App:
         description=data.get("description", ""), port=data.get("port"), api=_api(data, where),
         database=_database(data.get("database"), path.parent, where), smoke=_smoke(data.get("smoke"), where),
         load_path=_url_path(data.get("load_path", ""), f"{where}: load_path", empty_ok=True),
-        db_server=_db_server(data, modes, where),
+        db_server=_db_server(data, modes, where), versions=parse_spec(data.get("versions"), where),
     )
 
 

@@ -16,7 +16,8 @@ from .stale import _claim_run, _kill_group, _rmdir_retry
 from .topology import _cpu_list, online_cpus
 
 CFS_PERIOD_US = 100_000
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+# '@' as in an app built against another framework version (quarkus@3.33.2); cgroupfs takes it (systemd's user@0.service)
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 # Errors that mean "no rights here", as opposed to a bad limit or a bug.
 _NO_RIGHTS = {errno.EACCES, errno.EPERM, errno.EROFS}
 
@@ -326,7 +327,7 @@ class Cgroup:
 
 def _check_name(what: str, value: str) -> None:
     if not _NAME_RE.match(value):
-        raise ValueError(f"{what} {value!r} must be letters, digits, '.', '_' or '-'")
+        raise ValueError(f"{what} {value!r} must be letters, digits, '.', '_', '@' or '-'")
 
 
 def _quota_us(cores: float) -> int:

@@ -22,6 +22,7 @@ class ReportPaths:
     run_id: str
     html: Path
     markdown: Path
+    versions: Path | None = None  # the report by version, for a run of several framework versions
 
 
 def default_out_dir(run_id: str) -> Path:
@@ -46,7 +47,18 @@ def write_report(store: Store, run_id: str = "last", out_dir: Path | None = None
     html_path, md_path = folder / "report.html", folder / "report.md"
     html_path.write_text(html.render(view, extras), encoding="utf-8")
     md_path.write_text(markdown.render(view, extras), encoding="utf-8")
-    return ReportPaths(view.id, html_path, md_path)
+    by_version = _write_versions(view, folder)
+    return ReportPaths(view.id, html_path, md_path, by_version)
+
+
+def _write_versions(view: results.RunView, folder: Path) -> Path | None:
+    from perflab.report import versions
+
+    if not versions.has_versions(view):
+        return None
+    path = folder / "versions.html"
+    path.write_text(versions.render(view), encoding="utf-8")
+    return path
 
 
 def cli_report(args) -> int:
@@ -55,22 +67,39 @@ def cli_report(args) -> int:
     print(f"report of run {paths.run_id}:", flush=True)
     print(f"  {paths.html}", flush=True)
     print(f"  {paths.markdown}", flush=True)
+    if paths.versions:
+        print(f"  {paths.versions} (by version)", flush=True)
     return 0
 
 
 def cli_compare(args) -> int:
-    """`perflab compare A B [--force] [--out FILE]`: args.run_a, args.run_b (A is the baseline),
-    args.force (compare runs of different methods anyway), args.out (the HTML file; default
-    reports/compare-A-vs-B.html in the work directory). Prints the comparison; exit 0."""
-    from perflab.report import compare
+    """`perflab compare A [B] [--force] [--out FILE] [--fail-above PCT]`: args.run_a, args.run_b (A is
+    the baseline; without B, A's consecutive framework versions are compared), args.force (compare
+    runs of different methods anyway), args.out (the HTML file; default reports/compare-A-vs-B.html
+    in the work directory), args.fail_above (exit 1 when a change is worse beyond the noise by more
+    than this many percent). Prints the comparison; exit 0 otherwise."""
+    from perflab.report import compare, gate, versions
 
     store = Store()
-    a, b = _load(store, args.run_a), _load(store, args.run_b)
-    result = compare.compare_runs(a, b, force=bool(getattr(args, "force", False)))
-    print(compare.render_text(result), flush=True)
-    out = getattr(args, "out", None)
-    path = Path(out) if out else work_dir() / "reports" / f"compare-{a.id}-vs-{b.id}.html"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(compare.render_html(result), encoding="utf-8")
-    print(f"\nHTML: {path}", flush=True)
-    return 0
+    threshold = getattr(args, "fail_above", None)
+    if not getattr(args, "run_b", None):
+        view = _load(store, args.run_a)
+        if not versions.has_versions(view):
+            raise LabError(f"run {view.id} measured no framework versions: compare needs a second run",
+                           fix="perflab compare A B, or a run of a plan with versions (e.g. upgrade)")
+        print("\n".join(versions.text_lines(view)), flush=True)
+        found = gate.version_regressions(view, threshold) if threshold is not None else []
+    else:
+        a, b = _load(store, args.run_a), _load(store, args.run_b)
+        result = compare.compare_runs(a, b, force=bool(getattr(args, "force", False)))
+        print(compare.render_text(result), flush=True)
+        out = getattr(args, "out", None)
+        path = Path(out) if out else work_dir() / "reports" / f"compare-{a.id}-vs-{b.id}.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(compare.render_html(result), encoding="utf-8")
+        print(f"\nHTML: {path}", flush=True)
+        found = gate.run_regressions(result, threshold) if threshold is not None else []
+    if threshold is None:
+        return 0
+    print("\n".join(gate.verdict_lines(found, threshold)), flush=True)
+    return 1 if found else 0

@@ -22,9 +22,10 @@ def run(ctx: Context) -> None:
     ctx.outcome("ok")
 
 
-def build_mode(build_key: str) -> str:
-    """The mode a build's figures are stored under: its own mode, or "all" for the app's shared build."""
-    return build_key.split("@", 1)[1] if "@" in build_key else "all"
+def build_mode(build_key: str, app_name: str) -> str:
+    """The mode a build's figures are stored under: its own mode (key APP@MODE), or "all" for the
+    app's shared build. The app's name may hold an '@' itself (quarkus@3.33.2, a framework version)."""
+    return build_key[len(app_name) + 1:] if build_key.startswith(app_name + "@") else "all"
 
 
 def tables(view: RunView) -> list[Table]:

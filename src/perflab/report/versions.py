@@ -1,0 +1,99 @@
+"""The report by version (versions.html beside a run's report): per headline figure a chart over
+each app's versions in release order with each version's interval, the table of consecutive
+changes with their verdicts (perflab.report.version_changes), and the versions that did not build
+here with the build's own reason."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+
+from perflab.report import charts
+from perflab.report.tables import fmt_value
+from perflab.report.version_changes import HEADLINES, SLOWER, Change, changes, series, unavailable
+from perflab.results import RunView
+
+
+def has_versions(view: RunView) -> bool:
+    return bool(series(view)) or bool(unavailable(view))
+
+
+def version_charts(view: RunView) -> list[charts.Chart]:
+    """One chart per headline figure and app/mode: the median of each version's launches, its error
+    bar the median's 95 % interval."""
+    out = []
+    for headline in HEADLINES:
+        cells = headline.cells(view)
+        for i, ((app, mode), versions) in enumerate(series(view).items()):
+            points = []
+            for x, version in enumerate(versions):
+                cell = cells.get(f"{app}@{version}/{mode}")
+                if cell is not None:
+                    s = cell.summary
+                    points.append(charts.Point(x, s.median, s.ci_low, s.ci_high, frozenset(cell.flags),
+                                               f"{version}: {s.n} launches"))
+            chart = charts.line_chart(
+                f"{app}/{mode}: {headline.title}",
+                [charts.Series(f"{app}/{mode}", charts.PALETTE[i % len(charts.PALETTE)], points)],
+                charts.Axis("version (release order)", ticks=list(enumerate(versions))),
+                charts.Axis(f"{headline.title} ({headline.unit})", zero=True),
+                key=f"versions-{headline.key}-{app}-{mode}")
+            if chart is not None:
+                out.append(chart)
+    return out
+
+
+def change_rows(found: list[Change]) -> list[list[str]]:
+    rows = []
+    for c in found:
+        ci = c.verdict.interval
+        rows.append([f"{c.app}/{c.mode}", f"{c.older} -> {c.newer}", c.headline.title,
+                     f"{fmt_value(c.a.summary.median)} -> {fmt_value(c.b.summary.median)} {c.headline.unit}",
+                     f"{c.verdict.change_pct:+.1f} % [{100 * (ci.low - 1):+.1f}, {100 * (ci.high - 1):+.1f}]"
+                     + (" paired" if ci.paired else "") if ci else "-",
+                     c.verdict.verdict])
+    return rows
+
+
+def text_lines(view: RunView) -> list[str]:
+    """The changes and the unavailable versions, for the terminal."""
+    lines = [f"{r[0]} {r[1]} {r[2]}: {r[3]}, {r[4]}: {r[5]}" for r in change_rows(changes(view))]
+    lines += [f"{name}: unavailable: {why}" for name, why in unavailable(view).items()]
+    return lines
+
+
+def _table(head: list[str], rows: list[list[str]], marked: set[int] = frozenset()) -> str:
+    cells = "".join(f"<th>{escape(h)}</th>" for h in head)
+    body = "".join("<tr" + (' class="slower"' if i in marked else "") + ">"
+                   + "".join(f"<td>{escape(v)}</td>" for v in row) + "</tr>" for i, row in enumerate(rows))
+    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render(view: RunView) -> str:
+    found = changes(view)
+    shown = version_charts(view)
+    missing = unavailable(view)
+    slower = {i for i, c in enumerate(found) if c.verdict.verdict == SLOWER}
+    parts = [f"<h1>Run {escape(view.id)} by version</h1>",
+             "<p>Each change is judged on the launch-level values of both versions: the ratio newer / older with "
+             "its 95 % interval, paired by round when the versions' launches were interleaved. Slower or faster "
+             "only when the whole interval is on that side of 1.</p>",
+             "<h2>Changes between consecutive versions</h2>",
+             _table(["app/mode", "versions", "figure", "medians", "change [95 % interval]", "verdict"],
+                    change_rows(found), slower) if found else "<p>No figure was measured on two versions.</p>"]
+    if missing:
+        parts += ["<h2>Unavailable versions</h2>",
+                  _table(["version", "why"], [[name, why] for name, why in missing.items()])]
+    if shown:
+        parts.append("<h2>Figures over the versions</h2>")
+        for i, chart in enumerate(shown):
+            parts.append(f'<div id="vchart-{i}" class="chart"></div>'
+                         + (f"<p class=note>{escape(chart.note)}</p>" if chart.note else ""))
+        specs = json.dumps([c.spec() for c in shown]).replace("</", "<\\/")  # no early </script>
+        parts.append(f"<script>{charts.plotly_js()}</script><script>const specs = {specs};"
+                     "specs.forEach((s, i) => Plotly.newPlot('vchart-' + i, s.data, s.layout, s.config));</script>")
+    style = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}tr.slower td{background:#fde2e2}"
+             ".note{color:#555;font-size:90%}")
+    return (f"<!doctype html><html><head><meta charset=utf-8><title>perflab {escape(view.id)} by version</title>"
+            f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")
