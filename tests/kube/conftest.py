@@ -1,5 +1,5 @@
 """A real control plane for the Kubernetes tests: built once per machine by the project's own
-build (perflab.kube.build, tens of minutes the first time), started once per pytest run."""
+build (tools.kubeenv.build, tens of minutes the first time), started once per pytest run."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from perflab import procs
-from perflab.kube import build, testenv
-from perflab.kube.node import ctr as node_ctr
+from tools.kubeenv import build, testenv
+from tools.kubeenv.node import ctr as node_ctr
 
 
 @pytest.fixture(scope="session")

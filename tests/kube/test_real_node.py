@@ -1,5 +1,5 @@
-"""The Kubernetes placement on a real node: the test control plane (perflab.kube.testenv) with one
-node whose kubelet runs the pods under containerd and runc (perflab.kube.node), and a PostgreSQL
+"""The Kubernetes placement on a real node: the test control plane (tools.kubeenv.testenv) with one
+node whose kubelet runs the pods under containerd and runc (tools.kubeenv.node), and a PostgreSQL
 its pods reach. The Go reference's image, as the lab writes it, is loaded into the node and a plan
 runs through the CLI: its pods start, answer through their Service, carry the plan's limits down
 to their cgroups, and nothing is left behind."""
@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from perflab.kube import build, node, testenv
+from tools.kubeenv import build, node, testenv
 from perflab.store import Store
 
 pytestmark = [pytest.mark.slow,

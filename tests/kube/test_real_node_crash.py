@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from perflab.kube import build, node, testenv
+from tools.kubeenv import build, node, testenv
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(os.geteuid() != 0, reason="a real node runs containers as root")]

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from perflab.drivers.install import Log, cache_dir, exclusive_lock, say
-from perflab.kube import build, images
+from perflab.kube import images
+from tools.kubeenv import build
 
 # the newest Serving release whose pinned knative.dev/pkg and knative.dev/networking the Go module
 # proxy serves (v0.51.0's are refused)

@@ -6,7 +6,7 @@ proxy and are compiled once per machine into ``${XDG_CACHE_HOME:-~/.cache}/perfl
 A second call finds the binaries and returns at once. The build is niced and runs one package at
 a time (``-p=1``) because it shares the machine; expect tens of minutes on two cores.
 
-Run it by hand with ``python -m perflab.kube.build`` (``scripts/kube-testenv.sh build`` does the same).
+Run it by hand with ``python -m tools.kubeenv.build`` (``scripts/kube-testenv.sh build`` does the same).
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ def knative_service_crd() -> Path:
     return crd
 
 
-# A real node (perflab.kube.node): the kubelet and kube-proxy of the same release, the cluster's
+# A real node (tools.kubeenv.node): the kubelet and kube-proxy of the same release, the cluster's
 # DNS (CoreDNS, a module of its own), and a pod sandbox's "pause" process. The sandbox image of a
 # real cluster (registry.k8s.io/pause) is out of reach here: the lab writes its own, one static
 # binary that waits for a signal and exits.
