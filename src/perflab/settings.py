@@ -76,8 +76,10 @@ def lab_error(exc: ValidationError, model: type[BaseModel], source: str) -> LabE
     """The first validation error, said the way a user fixes it."""
     err = exc.errors()[0]
     loc = tuple(err["loc"])
-    where = _where(loc)
     kind = err["type"]
+    if kind.endswith("_type") and len(loc) > 1 and loc[-1] in _TYPE_WORDS:
+        loc, kind = loc[:-1], "float_type"  # a member of `int | float` (limits.cpus): say "a number"
+    where = _where(loc)
     if kind == "extra_forbidden":
         table = _model_at(model, loc)
         inside = f" in [{_where(loc[:-1])}]" if len(loc) > 1 else ""

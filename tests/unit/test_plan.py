@@ -49,7 +49,7 @@ def test_unknown_scenario_lists_the_scenarios():
 def test_wrong_types_are_reported():
     with pytest.raises(LabError, match="repeats must be an integer"):
         plan.validate({"name": "x", "repeats": "3"})
-    with pytest.raises(LabError, match="limits.cpus must be an integer"):
+    with pytest.raises(LabError, match="limits.cpus must be a number"):
         plan.validate({"name": "x", "limits": {"cpus": True}})
 
 
