@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from perflab import __version__, apps, doctor, postgres, procs, signals
+from perflab import __version__, apps, doctor, postgres, procs, signals, suite
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, work_dir
 
@@ -255,8 +255,9 @@ def cmd_results(args) -> int:
 # --- test -----------------------------------------------------------------------------------------
 
 def cmd_test(args) -> int:
-    doctor.ensure(log=_say)
-    argv = [sys.executable, "-m", "pytest", *args.pytest_args]
+    if not suite.wants_fast(args.pytest_args):  # the unit tier starts no tool
+        doctor.ensure(log=_say)
+    argv = [sys.executable, "-m", "pytest", *suite.pytest_args(args.pytest_args, REPO_ROOT)]
     return subprocess.call(argv, cwd=REPO_ROOT)
 
 
@@ -341,8 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--out", help="HTML file to write (default .perflab/reports/compare-A-vs-B.html)")
     cmp_.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_compare"]).cli_compare(a))
 
-    t = sub.add_parser("test", help="run the test suite (installs what it needs first)")
-    t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="extra pytest arguments")
+    t = sub.add_parser("test", help="run the test suite, every tier: unit, lab, kube (installs what it needs first); "
+                                    "--fast: the unit tier only (no process started, under a minute)")
+    t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="--fast, and extra pytest arguments")
     t.set_defaults(func=cmd_test)
     return p
 

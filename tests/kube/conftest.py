@@ -15,6 +15,7 @@ import pytest
 from perflab import procs
 from tools.kubeenv import build, testenv
 from tools.kubeenv.node import ctr as node_ctr
+from tests.conftest import require
 
 
 @pytest.fixture(scope="session")
@@ -100,9 +101,9 @@ def containerd(tmp_path_factory):
     try:
         ensure_apt_binary("containerd", "containerd")
     except DriverUnavailable as exc:
-        pytest.skip(f"no containerd to load the images into: {exc}")
+        require(False, f"no containerd to load the images into: {exc}")
     if os.geteuid() != 0:
-        pytest.skip("containerd runs containers as root only")
+        require(False, "containerd runs containers as root only")
     node = Containerd(tmp_path_factory.mktemp("containerd"))
     try:
         deadline = time.monotonic() + 30

@@ -18,9 +18,10 @@ import pytest
 
 from tools.kubeenv import build, node, testenv
 from perflab.store import Store
+from tests.conftest import needs_root
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(os.geteuid() != 0, reason="a real node runs containers as root")]
+              needs_root("a real node runs containers as root")]
 REPO = Path(__file__).resolve().parents[2]
 MEMORY_MB = 128
 CPUS = 1

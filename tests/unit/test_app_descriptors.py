@@ -1,4 +1,5 @@
-"""App descriptors: validation errors name the bad key; builds are cached by the sources' hash."""
+"""App descriptors: validation errors name the bad key; modes, skip_apps and API checks (the build
+cache, which runs builds, is tests/lab/test_app_builds.py)."""
 
 from __future__ import annotations
 
@@ -40,39 +41,6 @@ def test_unknown_mode_lists_the_modes(tmp_path):
     with pytest.raises(LabError) as err:
         app.mode("native")
     assert "jvm" in err.value.fix
-
-
-def test_second_build_without_change_runs_no_build_and_a_change_rebuilds(tmp_path, workdir):
-    app = apps.load_descriptor(write_standin_app(tmp_path) / "perflab.toml")
-    count = app.dir / "build-count"
-    first = apps.build(app, log=lambda m: None)
-    assert not first.cached and count.read_text().count("built") == 1
-    messages = []
-    second = apps.build(app, log=messages.append)
-    assert second.cached and count.read_text().count("built") == 1
-    assert "nothing to build" in messages[0]
-    (app.dir / "src" / "version.txt").write_text("2\n")
-    third = apps.build(app, log=lambda m: None)
-    assert not third.cached and count.read_text().count("built") == 2
-    assert third.hash != first.hash
-
-
-def test_missing_artifact_forces_a_rebuild(tmp_path, workdir):
-    app = apps.load_descriptor(write_standin_app(tmp_path) / "perflab.toml")
-    apps.build(app, log=lambda m: None)
-    app.artifact_path.unlink()
-    assert not apps.build(app, log=lambda m: None).cached
-
-
-def test_failing_build_shows_the_log_tail(tmp_path, workdir):
-    app_dir = write_standin_app(tmp_path)
-    desc = app_dir / "perflab.toml"
-    desc.write_text(desc.read_text().replace('command = ["sh", "-c", "mkdir', 'command = ["sh", "-c", "echo compiler says no; exit 3; mkdir'))
-    app = apps.load_descriptor(desc)
-    with pytest.raises(LabError) as err:
-        apps.build(app, log=lambda m: None)
-    assert "exit 3" in err.value.message
-    assert "compiler says no" in err.value.details
 
 
 def test_all_selects_only_the_apps_that_serve_the_contract(tmp_path):
