@@ -28,6 +28,23 @@ def test_unknown_key_is_named_with_the_allowed_ones(tmp_path):
     assert "ready_path" in err.value.fix
 
 
+@pytest.mark.parametrize("change, says", [
+    (('ready_path =', 'ready_pth = "/x"\nready_path ='), "unknown key ready_pth (did you mean ready_path?)"),
+    (('name = "standin"', 'name = "standin"\nport = "8080"'), "port must be an integer"),
+    (('artifact = "out/artifact.txt"', ''), "build needs 'artifact'"),
+    (('[modes.jvm]', '[modes.jvm]\nrequires = ["gpu"]'), "modes.jvm.requires[0] must be 'native-image', got 'gpu'"),
+    (('[modes.jvm]', '[modes.jvm]\naot = "yes"'), "modes.jvm.aot must be 'train', got 'yes'"),
+    (('STANDIN_ALLOC_MB = "0"', 'STANDIN_ALLOC_MB = 0'), "modes.jvm.env.STANDIN_ALLOC_MB must be a string, got 0"),
+])
+def test_a_bad_descriptor_names_the_key_and_what_is_wrong(tmp_path, change, says):
+    desc = write_standin_app(tmp_path) / "perflab.toml"
+    assert change[0] in desc.read_text()
+    desc.write_text(desc.read_text().replace(*change))
+    with pytest.raises(LabError) as err:
+        apps.load_descriptor(desc)
+    assert says in err.value.message and str(desc) in err.value.message
+
+
 def test_startup_regex_needs_a_named_group(tmp_path):
     app = write_standin_app(tmp_path)
     desc = app / "perflab.toml"
