@@ -342,8 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--out", help="HTML file to write (default .perflab/reports/compare-A-vs-B.html)")
     cmp_.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_compare"]).cli_compare(a))
 
-    t = sub.add_parser("test", help="run the test suite, every tier: unit, lab, kube (installs what it needs first); "
-                                    "--fast: the unit tier only (no process started, under a minute)")
+    test_help = ("run the test suite, every tier: unit, lab, kube (installs what it needs first); "
+                 "--fast: the unit tier only (no process started, under a minute)")
+    t = sub.add_parser("test", help=test_help, description=test_help)
     t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="--fast, and extra pytest arguments")
     t.set_defaults(func=cmd_test)
     return p
