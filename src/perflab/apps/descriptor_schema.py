@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 from perflab.settings import Settings, setting
 
 Argv = Annotated[list[str], Field(min_length=1)]
+DB_SERVERS = ("postgresql", "h2")  # the lab's PostgreSQL (default), or an H2 over TCP it starts (perflab.h2)
 
 
 def url_path(value: str, empty_ok: bool = False) -> str:
@@ -112,5 +113,3 @@ class Descriptor(Settings):
             raise ValueError("startup_log_regex needs a group named 'seconds' or 'millis'")
         return value
 
-
-DB_SERVERS = ("postgresql", "h2")  # the lab's PostgreSQL (default), or an H2 over TCP it starts (perflab.h2)
