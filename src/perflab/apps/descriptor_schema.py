@@ -112,4 +112,3 @@ class Descriptor(Settings):
         if not {"seconds", "millis"} & set(compiled.groupindex):
             raise ValueError("startup_log_regex needs a group named 'seconds' or 'millis'")
         return value
-
