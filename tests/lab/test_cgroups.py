@@ -29,9 +29,6 @@ def run_id() -> str:
     return f"test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
 
 
-
-
-
 @pytest.fixture
 def groups(run_id):
     """Cgroups made by a test; closed whatever happens, then checked gone."""

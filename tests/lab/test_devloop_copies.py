@@ -22,9 +22,6 @@ from ..devloop_standin import HttpStandIn
 from tests.unit.test_devloop import tree_digest
 
 
-
-
-
 def test_a_copy_left_by_a_killed_run_is_removed_and_its_loop_stopped_by_the_next_one(workdir):
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     stale = workcopy.copies_dir() / f"go-reference-pid{dead.stdout.strip()}-abc"

@@ -23,9 +23,6 @@ MB = 1024 * 1024
 STANDIN = Path(__file__).resolve().parents[1] / "support" / "standin_server.py"
 
 
-
-
-
 def spawn(children, argv, **options) -> subprocess.Popen:
     proc = subprocess.Popen(argv, start_new_session=True, **options)
     children.append(proc)
