@@ -303,8 +303,8 @@ def test_half_a_cpu_from_the_plan_is_written_as_a_cfs_quota_on_one_cpu(run_id, g
     topology = plan_topology(app_cpus=limits["cpus"])
     group = Cgroup(run_id, "app", Limits(cpus=topology.app, cpu_quota=float(limits["cpus"])), setup=SETUP)
     groups.append(group)
-    written = {f.name: f.read_text().split() for d in group.dirs
-               for f in (d / "cpu.cfs_quota_us", d / "cpu.cfs_period_us", d / "cpu.max", d / "cpuset.cpus") if f.exists()}
+    files = ("cpu.cfs_quota_us", "cpu.cfs_period_us", "cpu.max", "cpuset.cpus")
+    written = {name: (d / name).read_text().split() for d in group.dirs for name in files if (d / name).exists()}
     if SETUP.kind == "v2":
         assert written["cpu.max"] == ["50000", "100000"]
     else:

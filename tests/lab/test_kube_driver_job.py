@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+
 from perflab.kube import load, loadjob, measure
 from perflab.kube.loadjob import Load, Placed
 from perflab.scenario import point

@@ -1,6 +1,7 @@
 """Probes against real processes: time to first response, readiness, start log, sampling."""
 
 from __future__ import annotations
+
 import os
 import signal
 import socket
@@ -15,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from perflab.isolate import Cgroup, Limits, detect_cgroups
-from perflab.probes import ResourceSampler, process_tree, read_stat, time_to_first_response, tree_cpu_seconds, tree_rss_bytes, wait_ready, watch_start_log
+from perflab.probes import (ResourceSampler, process_tree, read_stat, time_to_first_response, tree_cpu_seconds,
+                            tree_rss_bytes, wait_ready, watch_start_log)
 from tests.conftest import require
 from tests.unit.test_probes import ready_later  # noqa: F401 - the fixture
 

@@ -2,6 +2,7 @@
 (compiled and run for real in tests/lab/test_canary.py)."""
 
 from __future__ import annotations
+
 from pathlib import Path
 
 import pytest

@@ -3,6 +3,7 @@ real Maven logs, and the apps' dev-mode pins (the fallback to them, with a stand
 is tests/lab/test_devloop_devmode.py)."""
 
 from __future__ import annotations
+
 import xml.etree.ElementTree as ET
 
 import pytest

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from perflab.drivers import base, install, wrk
 from perflab.drivers.base import LoadResult
 from perflab.drivers.install import DriverUnavailable

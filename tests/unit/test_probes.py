@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from perflab.probes import Sample, SampleSeries, wait_ready, watch_start_log
 
 
