@@ -11,4 +11,5 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/perflab" --help >/dev/null   # creates the project's virtualenv on first use
-exec "$root/.venv/bin/python" -m perflab.kube.testenv "$@"
+# tools/ is beside src/, outside the installed package: on the path from the checkout
+PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" exec "$root/.venv/bin/python" -m tools.kubeenv.testenv "$@"

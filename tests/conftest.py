@@ -1,4 +1,5 @@
-"""Shared fixtures: a private PostgreSQL for the whole test session, stand-in app folders."""
+"""Shared fixtures: a private PostgreSQL for the whole test session, stand-in app folders, the load
+drivers; and how a test that needs root or a tool says so (`require`, `needs_root`)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,61 @@ from pathlib import Path
 import pytest
 
 from perflab import postgres
+from perflab.drivers import ensure_oha, ensure_wrk
+from perflab.drivers.install import DriverUnavailable
 
 SUPPORT = Path(__file__).parent / "support"
 # Tests start the CLI as `python -m perflab` in subprocesses: they must find the package under
 # src/ also when pytest runs outside the project's virtualenv.
 _SRC = str(Path(__file__).resolve().parent.parent / "src")
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in [_SRC, os.environ.get("PYTHONPATH", "")] if p)
+
+ON_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require(ok: bool, reason: str) -> None:
+    """A test that needs root or a tool (wrk, oha, Go, a JDK, cgroups, containerd): skipped with the
+    reason where it is missing, failed with it under CI=true, where every tier must really run."""
+    if not ok:
+        if ON_CI:
+            pytest.fail(f"{reason} (CI=true: a missing tool or right fails instead of skipping)", pytrace=False)
+        pytest.skip(reason)
+
+
+def needs(ok: bool, reason: str):
+    """A mark: the test runs only where `ok` holds (checked through `require` before it starts)."""
+    return pytest.mark.needs(ok, reason)
+
+
+def needs_root(reason: str):
+    return needs(os.geteuid() == 0, reason)
+
+
+def needs_tool(name: str, reason: str):
+    return needs(shutil.which(name) is not None, reason)
+
+
+def pytest_runtest_setup(item):
+    for mark in item.iter_markers("needs"):
+        require(*mark.args)
+
+
+def _driver(ensure, missing_says: str):
+    try:
+        return ensure()
+    except DriverUnavailable as missing:
+        require(False, f"{missing_says}: {missing}")
+
+
+@pytest.fixture(scope="session")
+def wrk_binary():
+    return _driver(ensure_wrk, "wrk unavailable")
+
+
+@pytest.fixture(scope="session")
+def oha_binary():
+    """oha, built once per machine (about 10 minutes with cargo)."""
+    return _driver(ensure_oha, "oha is not built and cannot be")
 
 
 @contextlib.contextmanager

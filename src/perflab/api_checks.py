@@ -6,10 +6,9 @@ to CHECKS."""
 
 from __future__ import annotations
 
-import http.client
 from typing import Callable
 
-from perflab import contract, kt2020_api
+from perflab import contract, httpclient, kt2020_api
 from perflab.apps import CONTRACT_API, OWN_API, App, Smoke
 from perflab.devloop import stream
 
@@ -36,19 +35,14 @@ def name(app: App) -> str:
 
 def smoke(checks: list[Smoke], base_url: str, timeout_s: float = 10.0) -> list[str]:
     """GET each smoke path: a problem for each other status, or a body without the expected text."""
-    host, port = base_url.removeprefix("http://").rsplit(":", 1)
     problems = []
     for check in checks:
-        conn = http.client.HTTPConnection(host, int(port), timeout=timeout_s)
         try:
-            conn.request("GET", check.path)
-            resp = conn.getresponse()
-            body = resp.read().decode("utf-8", errors="replace")
-        except (OSError, http.client.HTTPException) as exc:
+            resp = httpclient.request(base_url + check.path, timeout=timeout_s)
+        except httpclient.NO_ANSWER as exc:
             problems.append(f"GET {check.path}: no answer ({exc})")
             continue
-        finally:
-            conn.close()
+        body = resp.text
         if resp.status != check.status:
             problems.append(f"GET {check.path} answered {resp.status}, expected {check.status}: {body[:200]!r}")
         elif check.contains not in body:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from perflab import __version__, apps, doctor, postgres, procs, signals
+from perflab import __version__, apps, doctor, postgres, procs, signals, suite
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, work_dir
 
@@ -265,8 +265,9 @@ def cmd_results(args) -> int:
 # --- test -----------------------------------------------------------------------------------------
 
 def cmd_test(args) -> int:
-    doctor.ensure(log=_say)
-    argv = [sys.executable, "-m", "pytest", *args.pytest_args]
+    if not suite.wants_fast(args.pytest_args):  # the unit tier starts no tool
+        doctor.ensure(log=_say)
+    argv = [sys.executable, "-m", "pytest", *suite.pytest_args(args.pytest_args, REPO_ROOT)]
     return subprocess.call(argv, cwd=REPO_ROOT)
 
 
@@ -367,8 +368,10 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("app", help="the app's name")
     ver.set_defaults(func=lambda a: __import__("perflab.apps.version_builds", fromlist=["cli_versions"]).cli_versions(a))
 
-    t = sub.add_parser("test", help="run the test suite (installs what it needs first)")
-    t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="extra pytest arguments")
+    test_help = ("run the test suite, every tier: unit, lab, kube (installs what it needs first); "
+                 "--fast: the unit tier only (no process started, under a minute)")
+    t = sub.add_parser("test", help=test_help, description=test_help)
+    t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="--fast, and extra pytest arguments")
     t.set_defaults(func=cmd_test)
     return p
 

@@ -8,12 +8,14 @@ runs all cases; the lab's verify-before-measuring step runs the read-only ones.
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 from urllib.parse import urlsplit
+
+from perflab import httpclient
+from perflab.httpclient import NO_ANSWER, Response
 
 SEED_FRUITS = [{"id": 2, "name": "Apple"}, {"id": 3, "name": "Banana"}, {"id": 1, "name": "Cherry"}]
 SEED_TODOS = [
@@ -35,34 +37,9 @@ KEY_100 = "k" * 100
 KEY_101 = "k" * 101
 
 
-@dataclass
-class Response:
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-    @property
-    def media_type(self) -> str:
-        return self.headers.get("content-type", "").split(";")[0].strip().lower()
-
-    def json(self) -> Any:
-        return json.loads(self.body.decode("utf-8"))
-
-
 def request(base_url: str, method: str, path: str, body: bytes | None = None, content_type: str | None = None,
             timeout: float = 10.0) -> Response:
-    parts = urlsplit(base_url)
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
-    headers = {"Accept": "*/*"}
-    if content_type:
-        headers["Content-Type"] = content_type
-    try:
-        conn.request(method, path, body=body, headers=headers)
-        resp = conn.getresponse()
-        data = resp.read()
-        return Response(resp.status, {k.lower(): v for k, v in resp.getheaders()}, data)
-    finally:
-        conn.close()
+    return httpclient.request(base_url + path, method, body, content_type, timeout)
 
 
 @dataclass
@@ -316,7 +293,7 @@ def run_cases(base_url: str, cases: list[Case] | None = None) -> list[Outcome]:
         except KeyError as exc:
             outcomes.append(Outcome(case, [f"skipped: the create that gives id {exc} failed"], {"skipped": True}))
             continue
-        except (OSError, http.client.HTTPException) as exc:
+        except NO_ANSWER as exc:
             outcomes.append(Outcome(case, [f"request failed: {exc}"], {"error": type(exc).__name__}))
             continue
         problems = []

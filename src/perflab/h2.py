@@ -21,6 +21,7 @@ from pathlib import Path
 from perflab import jdks, procs
 from perflab.errors import LabError
 from perflab.paths import MAVEN_WRAPPER, cache_dir, work_dir
+from perflab.waiting import wait_until
 
 # The apps' own H2 (apps/kt2020-*/pom.xml): client and server speak the same protocol version.
 H2_VERSION = "2.4.240"
@@ -150,16 +151,16 @@ class Server:
                            details=output[-2000:])
 
     def _wait_listening(self, port: int, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
+        def listening() -> bool:
             if self.proc.poll() is not None:
                 raise LabError(f"the H2 server exited with code {self.proc.returncode} before it listened",
                                details=procs.tail(self.dir / "server.log", 20))
             with socket.socket() as s:
                 s.settimeout(0.2)
-                if s.connect_ex(("127.0.0.1", port)) == 0:
-                    return
-            time.sleep(0.05)
+                return s.connect_ex(("127.0.0.1", port)) == 0
+
+        if wait_until(listening, timeout_s):
+            return
         raise LabError(f"the H2 server did not listen on 127.0.0.1:{port} within {timeout_s:.0f} s",
                        details=procs.tail(self.dir / "server.log", 20))
 

@@ -20,6 +20,7 @@ from perflab import jdks, procs, signals
 from perflab.errors import LabError
 from perflab.devloop.workcopy import CHILD_PID, remove_orphans
 from perflab.paths import MAVEN_WRAPPER, cache_dir, work_dir
+from perflab.waiting import wait_until
 
 KAFKA_VERSION = "4.1.1"
 SCALA = "2.13"
@@ -162,13 +163,15 @@ class Broker:
         self.proc = self._java("kafka.Kafka", str(self.root / "server.properties"))
         (self.root / CHILD_PID).write_text(str(self.proc.pid))
         self.starts += 1
-        while time.monotonic() - started < timeout_s:
+
+        def started_now() -> bool:
             if self.proc.poll() is not None:
                 raise LabError(f"kafka: the broker exited with code {self.proc.returncode} while starting",
                                details=procs.tail(self.log_path, 20), fix=f"see {self.log_path}")
-            if _answers(self.port) and started_since(self.log_path, log_from):
-                return self
-            time.sleep(0.1)
+            return _answers(self.port) and started_since(self.log_path, log_from)
+
+        if wait_until(started_now, timeout_s - (time.monotonic() - started), interval_s=0.1):
+            return self
         raise LabError(f"kafka: the broker did not start within {timeout_s:.0f} s", details=procs.tail(self.log_path, 20))
 
     def restart(self, timeout_s: float = 120) -> None:

@@ -9,12 +9,12 @@ re-creates its table on every POST, and later launches read the seed row.
 
 from __future__ import annotations
 
-import http.client
 import json
 import secrets
 from urllib.parse import quote
 
 from perflab.contract import Response, request
+from perflab.httpclient import NO_ANSWER
 
 API = "kt2020"
 SEED = "SlimShady"
@@ -70,7 +70,7 @@ def verify(base_url: str) -> list[str]:
     for name, run in checks:
         try:
             problem = run()
-        except (OSError, http.client.HTTPException) as exc:
+        except NO_ANSWER as exc:
             problem = f"no answer ({exc})"
         if problem:
             problems.append(f"{name}: {problem}")

@@ -19,6 +19,8 @@ from pydantic import create_model, model_validator
 
 from perflab import cost_assumptions
 from perflab.errors import LabError
+from perflab.isolate import cpu_quota
+from perflab.isolate.topology import online_cpus
 from perflab.kube.placement import PlacementSettings
 from perflab.rounds import RoundSettings
 from perflab.settings import Settings, setting, validate as validate_settings
@@ -28,7 +30,9 @@ DEFAULT_SCENARIOS = ["footprint", "startup", "memory", "sweep", "latency", "writ
 
 
 class LimitSettings(Settings):
-    cpus: int = setting(1, "CPUs the app's cgroup may use (a quota)", "CPUs", ge=1)
+    cpus: int | float = setting(1, "CPUs the app may use, fractions allowed (0.5, 1.5): locally a CFS quota of that "
+                                   "many cores on the whole CPUs it needs, on Kubernetes the container's CPU limit "
+                                   "in millicores", "CPUs", gt=0)
     memory_mb: int = setting(1024, "the app's memory limit", "MB", ge=64)
     jvm_opts: list[str] = setting([], "JVM options for every JVM mode (e.g. a heap size); its heap sizes "
                                       "(-Xmx, -Xms, -Xmn, -Xss) also reach native modes whose command takes {heap_opts}")
@@ -40,6 +44,7 @@ class LimitSettings(Settings):
 
     @model_validator(mode="after")
     def _known_jdk(self):
+        cpu_quota.check_cores(self.cpus, None)
         if self.jdk not in (0, 11, 17, 21, 25):
             raise ValueError("limits.jdk must be 0 (the mode's own), 11, 17, 21 or 25")
         if self.pool_min > self.pool_max:
@@ -225,7 +230,20 @@ def load(name_or_path: str, known_apps: list[str] | None = None) -> Plan:
     if isinstance(dirs, list):  # stored absolute, so the run records where each app came from
         raw["app_dirs"] = [str((path.parent / Path(d).expanduser()).resolve()) if isinstance(d, str) else d
                            for d in dirs]
-    return validate(raw, path.name, known_apps)
+    loaded = validate(raw, path.name, known_apps)
+    _check_fits_here(loaded)
+    return loaded
+
+
+def _check_fits_here(loaded: Plan) -> None:
+    """A local plan may not ask the app more CPUs than this machine has (a stored run from a larger
+    machine still loads; on a cluster the scheduler checks the nodes)."""
+    if loaded["placement"]["kind"] != "local":
+        return
+    try:
+        cpu_quota.check_cores(loaded["limits"]["cpus"], len(online_cpus()))
+    except ValueError as exc:
+        raise LabError(f"{loaded.source}: {exc}", fix="lower limits.cpus, or run the plan on a larger machine") from None
 
 
 LOADED_PATH_KEYS = ("path", "load_path")

@@ -16,7 +16,6 @@ import re
 import secrets
 import shutil
 import subprocess
-import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
@@ -24,6 +23,7 @@ from urllib.parse import quote, unquote, urlsplit
 from perflab import procs, signals
 from perflab.errors import LabError
 from perflab.paths import CONTRACT_DIR, work_dir
+from perflab.waiting import wait_until
 
 DB_NAME = "perflab"
 DB_USER = "perflab"
@@ -316,10 +316,7 @@ class Cluster:
             if not quiet:
                 raise
         # pg_ctl returns once the postmaster is gone; make sure no backend of ours lingers.
-        deadline = time.monotonic() + 10
-        while procs.alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if procs.alive(pid):
+        if not wait_until(lambda: not procs.alive(pid), 10):
             os.kill(pid, 9)
         return True
 

@@ -14,7 +14,6 @@ import random
 import signal
 import socket
 import subprocess
-import time
 from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Callable, Iterable
 
 from perflab import signals
 from perflab.paths import work_dir
+from perflab.waiting import wait_until
 
 
 def spawn(
@@ -87,23 +87,18 @@ def stop_group(pgid: int, timeout: float = 10.0, proc: subprocess.Popen | None =
         os.killpg(pgid, signal.SIGTERM)
     except ProcessLookupError:
         pass
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def gone() -> bool:
         if proc is not None:
-            proc.poll()
-        if not group_alive(pgid):
-            break
-        time.sleep(0.05)
-    else:
+            proc.poll()  # reap it, or the group stays alive as a zombie
+        return not group_alive(pgid)
+
+    if not wait_until(gone, timeout):
         try:
             os.killpg(pgid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        end = time.monotonic() + 5
-        while group_alive(pgid) and time.monotonic() < end:
-            if proc is not None:
-                proc.poll()
-            time.sleep(0.05)
+        wait_until(gone, 5)
     if proc is not None:
         try:
             proc.wait(timeout=5)

@@ -7,6 +7,7 @@ schema, its defaults and its error messages all come from that one declaration.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -76,19 +77,25 @@ def lab_error(exc: ValidationError, model: type[BaseModel], source: str) -> LabE
     """The first validation error, said the way a user fixes it."""
     err = exc.errors()[0]
     loc = tuple(err["loc"])
-    where = _where(loc)
     kind = err["type"]
+    if kind.endswith("_type") and len(loc) > 1 and loc[-1] in _TYPE_WORDS:
+        loc, kind = loc[:-1], "float_type"  # a member of `int | float` (limits.cpus): say "a number"
+    where = _where(loc)
     if kind == "extra_forbidden":
         table = _model_at(model, loc)
         inside = f" in [{_where(loc[:-1])}]" if len(loc) > 1 else ""
-        allowed = ", ".join(sorted(table.model_fields)) if table else "(see the documentation)"
-        return LabError(f"{source}: unknown key {where}", fix=f"allowed keys{inside}: {allowed}")
+        keys = sorted(f.alias or name for name, f in table.model_fields.items()) if table else []
+        close = difflib.get_close_matches(str(loc[-1]), keys, n=1)
+        return LabError(f"{source}: unknown key {where}" + (f" (did you mean {close[0]}?)" if close else ""),
+                        fix=f"allowed keys{inside}: {', '.join(keys) or '(see the documentation)'}")
     if kind == "missing":
         parent = _where(loc[:-1])
         return LabError(f"{source}: {parent + ' needs' if parent else 'the plan needs'} '{loc[-1]}'")
     if kind.endswith("_type") or kind in ("int_from_float", "model_type", "model_attributes_type"):
         expected = _type_word(kind.split("_")[0]) if kind.endswith("_type") else "a table"
         return LabError(f"{source}: {where} must be {expected}, got {err.get('input')!r}")
+    if kind == "literal_error":
+        return LabError(f"{source}: {where} must be {err['ctx']['expected']}, got {err.get('input')!r}")
     bound = _BOUNDS.get(kind)
     if bound:
         return LabError(f"{source}: {where} must be {bound} {err['ctx'][_CTX[kind]]}, "

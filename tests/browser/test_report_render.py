@@ -25,6 +25,7 @@ import pytest
 from perflab.report import charts, write_report
 from perflab.store import Store
 from tests.unit.test_report import make_run
+from tests.conftest import require
 
 BROWSER_TIMEOUT_S = 60
 OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND"  # every host name fails to resolve: no network at all
@@ -38,9 +39,9 @@ def chromium_binary() -> str:
         if found:
             return found
     if os.geteuid() != 0:
-        pytest.skip("chromium is not installed and installing it needs root (apt-get install chromium)")
+        require(False, "chromium is not installed and installing it needs root (apt-get install chromium)")
     if not shutil.which("apt-get"):
-        pytest.skip("chromium is not installed and there is no apt-get to install Debian's chromium")
+        require(False, "chromium is not installed and there is no apt-get to install Debian's chromium")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     install = ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]
     done = subprocess.run(install, env=env, capture_output=True, text=True, timeout=900)
@@ -49,7 +50,7 @@ def chromium_binary() -> str:
         done = subprocess.run(install, env=env, capture_output=True, text=True, timeout=900)
     found = shutil.which("chromium")
     if done.returncode != 0 or not found:
-        pytest.skip(f"could not install Debian's chromium: {done.stderr.strip()[-300:]}")
+        require(False, f"could not install Debian's chromium: {done.stderr.strip()[-300:]}")
     return found
 
 

@@ -1,5 +1,5 @@
 """A real control plane for the Kubernetes tests: built once per machine by the project's own
-build (perflab.kube.build, tens of minutes the first time), started once per pytest run."""
+build (tools.kubeenv.build, tens of minutes the first time), started once per pytest run."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ import contextlib
 import os
 import subprocess
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from perflab import procs
-from perflab.kube import build, testenv
-from perflab.kube.node import ctr as node_ctr
+from perflab import httpclient, procs
+from perflab.waiting import wait_until
+from tools.kubeenv import build, testenv
+from tools.kubeenv.node import ctr as node_ctr
+from tests.conftest import require
 
 
 @pytest.fixture(scope="session")
@@ -77,15 +78,14 @@ state = "{root / 'state'}"
 
     @staticmethod
     def wait_http(url: str, timeout_s: float) -> str:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=2) as answer:
-                    return answer.read().decode()
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.3)
+        """The body of the first 2xx answer of `url`."""
+        def ok() -> httpclient.Response | None:
+            resp = httpclient.answer(url, 2)
+            return resp if resp is not None and 200 <= resp.status < 300 else None
+
+        resp = wait_until(ok, timeout_s, interval_s=0.3)
+        assert resp is not None, f"no 2xx answer from {url} within {timeout_s:g} s"
+        return resp.text
 
     def stop(self) -> None:
         procs.stop_group(self.proc.pid, timeout=20, proc=self.proc)
@@ -100,9 +100,9 @@ def containerd(tmp_path_factory):
     try:
         ensure_apt_binary("containerd", "containerd")
     except DriverUnavailable as exc:
-        pytest.skip(f"no containerd to load the images into: {exc}")
+        require(False, f"no containerd to load the images into: {exc}")
     if os.geteuid() != 0:
-        pytest.skip("containerd runs containers as root only")
+        require(False, "containerd runs containers as root only")
     node = Containerd(tmp_path_factory.mktemp("containerd"))
     try:
         deadline = time.monotonic() + 30

@@ -16,7 +16,6 @@ import pytest
 from perflab import apps
 from perflab.errors import LabError
 from perflab.kube import base, images, oci
-from tests.unit.test_drivers_oha import oha_binary  # noqa: F401 - the fixture: oha built once, else a skip
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from perflab.kube import build, knative
+from tools.kubeenv import build, knative
 
 
 @pytest.fixture(scope="module")

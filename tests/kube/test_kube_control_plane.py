@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from perflab.kube import cluster, manifests as m, testenv
+from perflab.kube import cluster, manifests as m
+from tools.kubeenv import testenv
 from perflab.kube.objects import KindUnavailable, Objects
 from perflab.kube.placement import PlacementSettings
 from perflab.store import Store
@@ -325,7 +326,7 @@ def knative_crd(objs):
     """Knative Serving's own Service CRD (from its Go module) installed on the API server, removed after."""
     import yaml
 
-    from perflab.kube import build
+    from tools.kubeenv import build
 
     crd = yaml.safe_load(build.knative_service_crd().read_text())
     objs.create(crd)

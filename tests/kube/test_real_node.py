@@ -1,5 +1,5 @@
-"""The Kubernetes placement on a real node: the test control plane (perflab.kube.testenv) with one
-node whose kubelet runs the pods under containerd and runc (perflab.kube.node), and a PostgreSQL
+"""The Kubernetes placement on a real node: the test control plane (tools.kubeenv.testenv) with one
+node whose kubelet runs the pods under containerd and runc (tools.kubeenv.node), and a PostgreSQL
 its pods reach. The Go reference's image, as the lab writes it, is loaded into the node and a plan
 runs through the CLI: its pods start, answer through their Service, carry the plan's limits down
 to their cgroups, and nothing is left behind."""
@@ -16,11 +16,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from perflab.kube import build, node, testenv
+from tools.kubeenv import build, node, testenv
 from perflab.store import Store
+from tests.conftest import needs_root
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(os.geteuid() != 0, reason="a real node runs containers as root")]
+              needs_root("a real node runs containers as root")]
 REPO = Path(__file__).resolve().parents[2]
 MEMORY_MB = 128
 CPUS = 1

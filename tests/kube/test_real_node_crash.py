@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from perflab.kube import build, node, testenv
+from tools.kubeenv import build, node, testenv
+from tests.conftest import needs_root
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(os.geteuid() != 0, reason="a real node runs containers as root")]
+              needs_root("a real node runs containers as root")]
 
 
 def _kube_rules() -> set[str]:

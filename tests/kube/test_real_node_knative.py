@@ -1,4 +1,4 @@
-"""Serverless cold start through a real Knative Serving (perflab.kube.knative, compiled from the Go
+"""Serverless cold start through a real Knative Serving (tools.kubeenv.knative, compiled from the Go
 module proxy) on the real node: the lab's Knative Services scale to zero, and a request sent to
 Knative's activator starts a pod and is answered by it. Knative's autoscaler reaches the activator
 by a Service's DNS name and cluster IP before it lets a revision go to zero, so this also proves
@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from perflab.kube import build, knative, node, testenv
+from tools.kubeenv import build, knative, node, testenv
 from perflab.store import Store
+from tests.conftest import needs_root
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(os.geteuid() != 0, reason="a real node runs containers as root")]
+              needs_root("a real node runs containers as root")]
 REPO = Path(__file__).resolve().parents[2]
 
 PLAN = """

@@ -9,12 +9,11 @@ import sys
 import zipfile
 from pathlib import Path
 
-import pytest
-
 from perflab.report.timelines import read_timeline
 
 from perflab import jdks, procs, store
 from perflab.paths import REPO_ROOT
+from tests.conftest import needs_root, require
 
 SOURCE = Path(__file__).parent.parent / "support" / "hello-jar" / "HelloServer.java"
 
@@ -42,7 +41,7 @@ duration_s = 2
 def _build_jar(folder: Path) -> Path:
     home = jdks.find_jdk(17)
     if home is None or not (home / "bin" / "javac").exists():
-        pytest.skip("needs a JDK 17 with javac")
+        require(False, "needs a JDK 17 with javac")
     classes = folder / "classes"
     classes.mkdir(parents=True)
     subprocess.run([str(home / "bin" / "javac"), "-d", str(classes), str(SOURCE)], check=True, timeout=120)
@@ -59,7 +58,7 @@ def _perflab(args, env, timeout=600):
                           text=True, timeout=timeout)
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+@needs_root("needs root for cgroups and the DB user")
 def test_a_jar_built_elsewhere_is_measured_end_to_end(tmp_path, workdir, database):
     _, conn = database
     jar = _build_jar(tmp_path / "outside")

@@ -5,8 +5,6 @@ that the summary and report show it. memneeds on a JVM: tests/lab/test_memneeds_
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from perflab import capacity_search as cs
@@ -14,8 +12,9 @@ from perflab import results
 from perflab.report import summary, write_report
 from perflab.scenarios.capacity import driver_max_rate
 from tests.lab.plan_run import run_plan_on
+from tests.conftest import needs_root
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+pytestmark = needs_root("needs root for cgroups and the DB user")
 
 PLAN = """
 name = "capacity-test"

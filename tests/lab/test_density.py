@@ -15,10 +15,10 @@ import pytest
 from perflab import probes
 from perflab.scenarios import density
 from perflab.scenarios.sweep import MaxThroughput
-from tests.conftest import write_standin_app
+from tests.conftest import needs_root, require, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab, run_scenario
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+pytestmark = needs_root("needs root for cgroups and the DB user")
 
 PLAN = """
 name = "density-test"
@@ -170,7 +170,7 @@ def test_an_oom_kill_in_the_budget_stops_the_ramp(standin_apps, lab_factory, dat
 
     setup = isolate.detect_cgroups()
     if not setup.usable:
-        pytest.skip(f"no cgroup memory limits here: {setup.reason}")
+        require(False, f"no cgroup memory limits here: {setup.reason}")
     # each instance holds ~80 MB of touched memory (+ its interpreter): two fit in 240 MB, three do not
     write_standin_app(standin_apps, "standin", delay=0.1, alloc_mb=80)
     app = built("standin")

@@ -4,8 +4,6 @@ on a real broker (slow); every edit of a round, the new endpoint included."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from perflab import apps
@@ -13,6 +11,7 @@ from perflab.results import load as load_run
 from perflab.devloop import claims, workcopy
 
 from .scenario_lab import make_lab, run_scenario
+from tests.conftest import needs_tool
 
 PLAN = """
 name = "devloop-test"
@@ -46,7 +45,7 @@ def _one(view, loop: str, edit: str, metric: str):
     return found[0]
 
 
-@pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")
+@needs_tool("go", "needs Go")
 def test_go_rebuild_restart_round_trip_shows_the_change_and_the_broken_build(database, workdir):
     lab, view = _run(database, "go-reference", "streams = false\n")
     assert _one(view, "rebuild-restart", "hello", "round_trip_s").summary.median > 0

@@ -8,16 +8,15 @@ build it)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from perflab import results
 from perflab.report import summary
 from tests.lab.plan_run import run_plan_on
+from tests.conftest import needs_root
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")]
+              needs_root("needs root for cgroups and the DB user")]
 
 OVERHEAD_MB = 256  # above the plan's 192: a Quarkus JVM's non-heap memory alone nearly filled 48 + 192 MB
 HEAPS = (256, 48)

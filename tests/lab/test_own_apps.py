@@ -18,6 +18,7 @@ from perflab import postgres, store
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT
 from tests.lab.test_runner_robustness import _standin_pids as processes_in  # those working in a folder
+from tests.conftest import needs_root
 
 SERVICES = Path(__file__).parent.parent / "support" / "own_apps"
 
@@ -103,7 +104,7 @@ def _user_folder(root: Path, name: str) -> Path:
     return folder
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+@needs_root("needs root for cgroups and the DB user")
 def test_two_services_with_their_own_databases_are_measured_side_by_side(tmp_path, workdir, database):
     _, conn = database
     pytest.importorskip("psycopg")

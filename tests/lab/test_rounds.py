@@ -6,15 +6,14 @@ the plan's maximum. Stand-in apps only: these test the lab's scheduling, not any
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
 from perflab import rounds
-from tests.conftest import write_standin_app
+from tests.conftest import needs_root, write_standin_app
 from tests.lab.plan_run import run_plan_on
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+pytestmark = needs_root("needs root for cgroups and the DB user")
 
 PLAN = """
 name = "rounds-test"

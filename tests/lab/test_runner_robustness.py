@@ -20,9 +20,9 @@ import pytest
 
 from perflab import isolate, plan, procs, runner, store
 from perflab.paths import REPO_ROOT
-from tests.conftest import write_standin_app
+from tests.conftest import needs_root, require, write_standin_app
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+pytestmark = needs_root("needs root for cgroups and the DB user")
 
 PLAN = """
 name = "robustness"
@@ -116,7 +116,7 @@ def test_oom_kill_under_the_memory_limit_is_reported_as_such(lab_env, workdir):
     write_standin_app(apps_root, "standin", delay=0.1, alloc_mb=300)
     setup = isolate.detect_cgroups()
     if not setup.usable:
-        pytest.skip(f"no cgroup memory limits here: {setup.reason}")
+        require(False, f"no cgroup memory limits here: {setup.reason}")
     the_plan = plan.validate(__import__("tomllib").loads(PLAN.format(memory_mb=100)), "test")
     run_id = runner.run_plan(the_plan, say=lambda m: None)
     s = store.Store()

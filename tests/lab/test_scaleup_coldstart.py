@@ -4,16 +4,14 @@ reference that starts sooner, and a missing reference."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from perflab.errors import AppFailed
 from perflab.scenarios import coldstart, scaleup
-from tests.conftest import write_standin_app
+from tests.conftest import needs_root, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab, run_scenario
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+pytestmark = needs_root("needs root for cgroups and the DB user")
 
 PLAN = """
 name = "start-test"

@@ -12,10 +12,10 @@ import pytest
 
 from perflab.drivers import wrk
 from perflab.scenarios import drift, soak
-from tests.conftest import write_standin_app
+from tests.conftest import needs_root, require, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab, run_scenario
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+pytestmark = needs_root("needs root for cgroups and the DB user")
 
 PLAN = """
 name = "soak-test"
@@ -149,7 +149,7 @@ def test_a_fixed_rate_soak_runs_open_loop(soak_lab):
     from perflab.drivers import install, oha
 
     if not install.cargo_tool_path("oha", oha.OHA_VERSION).is_file():
-        pytest.skip("oha is not built here yet (./perflab doctor builds it; about 10 minutes)")
+        require(False, "oha is not built here yet (./perflab doctor builds it; about 10 minutes)")
     lab, app = soak_lab(4, rate=20)
     run_scenario(lab, "soak", app, "jvm")
     offered = _soak_figures(lab, "offered_rate", "interval")

@@ -7,7 +7,6 @@ with the rule's reason."""
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
@@ -17,10 +16,10 @@ import pytest
 from perflab import results
 from perflab.report.timelines import read_timeline
 from perflab.scenarios import steady
-from tests.conftest import write_standin_app
+from tests.conftest import needs_root, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, make_lab, run_scenario
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+pytestmark = needs_root("needs root for cgroups and the DB user")
 
 RAMP_S = 6.0  # the ramping app flattens this long after it starts
 RATE = 300.0  # responses a second at full pace

@@ -1,4 +1,5 @@
-"""App descriptors: validation errors name the bad key; builds are cached by the sources' hash."""
+"""App descriptors: validation errors name the bad key; modes, skip_apps and API checks (the build
+cache, which runs builds, is tests/lab/test_app_builds.py)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,23 @@ def test_unknown_key_is_named_with_the_allowed_ones(tmp_path):
     assert "ready_path" in err.value.fix
 
 
+@pytest.mark.parametrize("change, says", [
+    (('ready_path =', 'ready_pth = "/x"\nready_path ='), "unknown key ready_pth (did you mean ready_path?)"),
+    (('name = "standin"', 'name = "standin"\nport = "8080"'), "port must be an integer"),
+    (('artifact = "out/artifact.txt"', ''), "build needs 'artifact'"),
+    (('[modes.jvm]', '[modes.jvm]\nrequires = ["gpu"]'), "modes.jvm.requires[0] must be 'native-image', got 'gpu'"),
+    (('[modes.jvm]', '[modes.jvm]\naot = "yes"'), "modes.jvm.aot must be 'train', got 'yes'"),
+    (('STANDIN_ALLOC_MB = "0"', 'STANDIN_ALLOC_MB = 0'), "modes.jvm.env.STANDIN_ALLOC_MB must be a string, got 0"),
+])
+def test_a_bad_descriptor_names_the_key_and_what_is_wrong(tmp_path, change, says):
+    desc = write_standin_app(tmp_path) / "perflab.toml"
+    assert change[0] in desc.read_text()
+    desc.write_text(desc.read_text().replace(*change))
+    with pytest.raises(LabError) as err:
+        apps.load_descriptor(desc)
+    assert says in err.value.message and str(desc) in err.value.message
+
+
 def test_startup_regex_needs_a_named_group(tmp_path):
     app = write_standin_app(tmp_path)
     desc = app / "perflab.toml"
@@ -40,39 +58,6 @@ def test_unknown_mode_lists_the_modes(tmp_path):
     with pytest.raises(LabError) as err:
         app.mode("native")
     assert "jvm" in err.value.fix
-
-
-def test_second_build_without_change_runs_no_build_and_a_change_rebuilds(tmp_path, workdir):
-    app = apps.load_descriptor(write_standin_app(tmp_path) / "perflab.toml")
-    count = app.dir / "build-count"
-    first = apps.build(app, log=lambda m: None)
-    assert not first.cached and count.read_text().count("built") == 1
-    messages = []
-    second = apps.build(app, log=messages.append)
-    assert second.cached and count.read_text().count("built") == 1
-    assert "nothing to build" in messages[0]
-    (app.dir / "src" / "version.txt").write_text("2\n")
-    third = apps.build(app, log=lambda m: None)
-    assert not third.cached and count.read_text().count("built") == 2
-    assert third.hash != first.hash
-
-
-def test_missing_artifact_forces_a_rebuild(tmp_path, workdir):
-    app = apps.load_descriptor(write_standin_app(tmp_path) / "perflab.toml")
-    apps.build(app, log=lambda m: None)
-    app.artifact_path.unlink()
-    assert not apps.build(app, log=lambda m: None).cached
-
-
-def test_failing_build_shows_the_log_tail(tmp_path, workdir):
-    app_dir = write_standin_app(tmp_path)
-    desc = app_dir / "perflab.toml"
-    desc.write_text(desc.read_text().replace('command = ["sh", "-c", "mkdir', 'command = ["sh", "-c", "echo compiler says no; exit 3; mkdir'))
-    app = apps.load_descriptor(desc)
-    with pytest.raises(LabError) as err:
-        apps.build(app, log=lambda m: None)
-    assert "exit 3" in err.value.message
-    assert "compiler says no" in err.value.details
 
 
 def test_all_selects_only_the_apps_that_serve_the_contract(tmp_path):

@@ -1,16 +1,14 @@
 """The new-endpoint edit of every app with a scripted edit: a new file in the app's own idiom (and,
-for Go, the route that wires it), made in the working copy only; the Go one is compiled."""
+for Go, the route that wires it); the Go one is compiled in tests/lab/test_devloop_endpoints.py."""
 
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 
 import pytest
 
 from perflab import apps
-from perflab.devloop import edits, workcopy
+from perflab.devloop import edits
 from perflab.devloop.roundtrip import EDITS, MIXED_EDIT
 
 
@@ -35,16 +33,3 @@ def test_each_new_endpoint_is_a_new_file_answering_its_paths_with_the_tag(name):
     if endpoint.wiring is not None:
         file, old, new = endpoint.wiring
         assert (app.dir / file).read_text().count(old) == 1 and old in new
-
-
-@pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")
-def test_the_go_endpoint_compiles_in_the_copy_and_the_tracked_files_stay_as_they_were(workdir):
-    app, endpoint = apps.get("go-reference"), edits.ENDPOINT["go-reference"]
-    tracked = {p.name: p.read_bytes() for p in app.dir.glob("*.go")}
-    with workcopy.WorkingCopy(app) as wc:
-        wc.write(endpoint.file, endpoint.source.replace("TAG", "endpoint 1"))
-        wc.edit(*endpoint.wiring)
-        built = subprocess.run(["go", "vet", "."], cwd=wc.app.dir, capture_output=True, text=True, timeout=300)
-        assert built.returncode == 0, built.stderr
-        assert "devloopGreeting" in (wc.app.dir / "handlers.go").read_text()
-    assert {p.name: p.read_bytes() for p in app.dir.glob("*.go")} == tracked

@@ -1,16 +1,12 @@
-"""Tests of the open-loop driver (oha): parsing captured real JSON reports, the command it runs,
-and short runs against the stand-in server (oha is built once with cargo if missing)."""
+"""The open-loop driver (oha) without running it: parsing captured real JSON reports, the command it
+runs, per-interval figures (runs against the stand-in server: tests/lab/test_drivers_oha.py)."""
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from perflab.drivers import oha
-from perflab.drivers.base import LoadResult
-from perflab.drivers.install import DriverUnavailable
-from tests.support.standin_server import StandinServer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "oha"
 
@@ -106,58 +102,6 @@ def test_bad_arguments():
     with pytest.raises(ValueError):
         oha.run_oha("http://127.0.0.1:1/", rate=10, duration_s=0, oha="oha")
 
-
-# ---- oha against the stand-in server -----------------------------------------------------
-
-@pytest.fixture(scope="module")
-def oha_binary():
-    try:
-        return oha.ensure_oha()
-    except DriverUnavailable as missing:
-        pytest.skip(f"oha is not built and cannot be: {missing}")
-
-
-def cpu_roles():
-    """(server CPUs, driver CPUs): the driver pinned to the last CPU, as the lab pins it; the
-    server left free, so a busy CPU 0 (where the lab puts apps) cannot starve it."""
-    cpus = sorted(os.sched_getaffinity(0))
-    return None, [cpus[-1]]
-
-
-def test_open_loop_run_holds_the_rate(oha_binary):
-    server_cpus, driver_cpus = cpu_roles()
-    with StandinServer(cpus=server_cpus) as server:
-        result = oha.run_oha(server.url + "/hello", rate=200, duration_s=2, connections=20,
-                             warmup_s=0.5, cpus=driver_cpus, oha=oha_binary)
-    assert result.mode == "open" and result.offered_rate == 200
-    assert result.driver == "oha" and result.driver_version == oha.OHA_VERSION
-    assert 0.9 <= result.achieved_ratio <= 1.05
-    assert result.requests == result.errors.status_counts.get("200")
-    assert result.errors.total == 0
-    assert result.driver_cpus == driver_cpus and result.driver_cpu_s > 0
-    assert result.threads == 1  # oha sized its thread pool to its one CPU
-    assert LoadResult.from_dict(json.loads(json.dumps(result.to_dict()))) == result
-
-
-def test_rate_shortfall_is_flagged_driver_bound(oha_binary):
-    # 2 connections and 200 ms per answer allow 10 req/s: 50 req/s cannot be held.
-    with StandinServer() as server:
-        result = oha.run_oha(server.url + "/delay/200", rate=50, duration_s=1.5, connections=2,
-                             oha=oha_binary)
-    assert result.driver_bound
-    assert "offered 50.0 req/s" in result.driver_bound_reason
-    assert result.achieved_ratio < 0.97
-
-
-def test_closed_loop_and_non_2xx(oha_binary):
-    with StandinServer() as server:
-        result = oha.run_oha(server.url + "/status/404", rate=None, duration_s=1,
-                             connections=4, oha=oha_binary)
-    assert result.mode == "closed" and result.offered_rate is None
-    assert result.requests > 0 and result.errors.non_2xx == result.requests
-
-
-# ---- oha's record of every request, cut into intervals ----------------------------------------
 
 def _record(path: Path, rows: list[tuple]) -> Path:
     """A request record in the layout oha 1.16 writes with --db-url (url, start, corrected start, end,

@@ -70,8 +70,6 @@ def test_apps_get_their_database_and_the_plans_pool():
         _lab().db_env(found["kt2020-quarkus"])
 
 
-# --- the API check against stand-in servers -----------------------------------------------------
-
 def _serve(bad_body_status: int):
     """An in-memory KT-2020 API; bad bodies get `bad_body_status`."""
     rows = {kt2020_api.SEED}
@@ -119,8 +117,6 @@ def test_the_api_check_passes_a_correct_service_and_names_every_5xx(status, prob
     assert all("answered 500, expected a 4xx" in p for p in found)
 
 
-# --- the report -----------------------------------------------------------------------------------
-
 def _cell(app, mode, scenario, point, metric, values):
     return results.Cell(app, mode, scenario, point, metric, "req/s", values, stats.summarize(values))
 
@@ -163,16 +159,6 @@ def test_the_reading_says_how_much_of_the_blogs_lead_each_variant_keeps():
     ahead = [_cell("kt2020-spring", "fixed", "kt2020load", "GET cold", "rps", [4000]),
              _cell("kt2020-quarkus", "fixed", "kt2020load", "GET cold", "rps", [1000])]
     assert "keeps all of the blog's Spring lead" in report.remarks(_view(ahead))[0]
-
-
-def test_apps_start_refuses_an_h2_app_clearly(workdir):
-    import subprocess
-    import sys
-
-    res = subprocess.run([sys.executable, "-m", "perflab", "apps", "start", "kt2020-spring"], capture_output=True,
-                         text=True, timeout=120)
-    assert res.returncode != 0
-    assert "kt2020-spring needs the lab's H2, which only a run starts" in res.stderr + res.stdout
 
 
 def test_a_variants_claim_is_headed_by_its_own_baseline_in_both_reports():

@@ -95,12 +95,3 @@ def test_doctor_says_native_cannot_be_built_here_and_why(no_graalvm):
     assert check.detail == apps.native_image_missing()
     assert "GRAALVM_HOME" in check.fix
     assert "[warn   ] native-image (the apps' native modes): no GraalVM or Mandrel" in doctor.render([check])
-
-
-def test_doctor_reports_a_found_native_image_with_its_version(no_graalvm, monkeypatch, tmp_path):
-    from perflab import doctor
-
-    exe = _fake_native_image(tmp_path / "graal" / "bin")
-    monkeypatch.setenv("GRAALVM_HOME", str(tmp_path / "graal"))
-    check = doctor._check_native_image()
-    assert check.ok and check.detail == f"{exe} (fake)"

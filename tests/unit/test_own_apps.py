@@ -64,7 +64,7 @@ def test_a_missing_sql_file_names_the_key_and_the_file(tmp_path):
 
 def test_an_unknown_database_key_is_named(tmp_path):
     err = error_of(write_app(tmp_path / "o", '[database]\nschemas = "schema.sql"\n'))
-    assert "schemas" in err.message and "[database]" in err.message and "schema, seed" in err.fix
+    assert "database.schemas (did you mean schema?)" in err.message and "in [database]: schema, seed" in err.fix
 
 
 def test_unknown_placeholders_are_named_with_the_known_ones(tmp_path):
@@ -86,7 +86,7 @@ def test_smoke_is_one_table_or_several(tmp_path):
 
 
 @pytest.mark.parametrize("extra, words", [
-    ('[smoke]\nstatus = 200\n', ["[smoke]", "path"]),
+    ('[smoke]\nstatus = 200\n', ["smoke[0] needs 'path'"]),
     ('[smoke]\npath = "orders"\n', ["path", "start"]),
     ('[[smoke]]\npath = "/a"\n[[smoke]]\npath = "/b"\nstatus = 999\n', ["smoke[1]", "status"]),
     ('api = "contract"\n[smoke]\npath = "/a"\n', ["contract", "smoke"]),

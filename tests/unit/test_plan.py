@@ -32,6 +32,14 @@ def test_unknown_top_level_key_is_named_with_allowed_keys():
     assert "repeats" in err.value.fix
 
 
+def test_an_unknown_key_close_to_a_known_one_is_suggested():
+    with pytest.raises(LabError, match=r"unknown key repeat \(did you mean repeats\?\)"):
+        plan.validate({"name": "x", "repeat": 3})
+    with pytest.raises(LabError) as err:
+        plan.validate({"name": "x", "zzz": 3})
+    assert "did you mean" not in err.value.message
+
+
 def test_unknown_nested_key_is_named_with_its_table():
     with pytest.raises(LabError) as err:
         plan.validate({"name": "x", "limits": {"memory": 512}})
@@ -49,7 +57,7 @@ def test_unknown_scenario_lists_the_scenarios():
 def test_wrong_types_are_reported():
     with pytest.raises(LabError, match="repeats must be an integer"):
         plan.validate({"name": "x", "repeats": "3"})
-    with pytest.raises(LabError, match="limits.cpus must be an integer"):
+    with pytest.raises(LabError, match="limits.cpus must be a number"):
         plan.validate({"name": "x", "limits": {"cpus": True}})
 
 

@@ -20,19 +20,13 @@ from pathlib import Path
 from perflab import jdks
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, apps_dir
+from perflab.settings import validate as validate_settings
+
+from .descriptor_schema import DB_SERVERS, DatabaseSpec, Descriptor
 
 from .versions import VersionSpec, parse_spec
-
-TOP_KEYS = {"name", "framework", "framework_version", "description", "sources", "ready_path",
-            "first_response_path", "startup_log_regex", "build", "modes", "port", "api", "database",
-            "smoke", "load_path", "db_server", "versions"}
-BUILD_KEYS = {"command", "jdk", "artifact", "env"}
-MODE_KEYS = {"command", "jdk", "env", "description", "requires", "build", "prepare", "aot"}
-REQUIREMENTS = {"native-image"}
 CONTRACT_API = "contract"
 OWN_API = "own"  # the default API of an app with its own database or smoke requests
-DATABASE_KEYS = {"schema", "seed"}
-SMOKE_KEYS = {"path", "status", "contains"}
 # What a mode's command and env may name, replaced at launch. {jvm_opts} and {heap_opts} only as
 # a whole argument: the plan's JVM options, and of them the heap sizes alone (-Xmx, -Xms, -Xmn,
 # -Xss), which a GraalVM native executable also takes at run time.
@@ -51,8 +45,6 @@ CONNECTION_PLACEHOLDERS = {
 }
 PLACEHOLDERS = LAB_PLACEHOLDERS | set(CONNECTION_PLACEHOLDERS)
 _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z_][A-Za-z0-9_]*)\}")  # ${VAR} is the shell's, not ours
-DB_SERVERS = ("postgresql", "h2")  # the lab's PostgreSQL (default), or an H2 over TCP it starts (perflab.h2)
-REQUIRED_TOP = {"name", "framework", "sources", "ready_path", "first_response_path", "build", "modes"}
 
 
 @dataclass
@@ -137,74 +129,32 @@ class App:
         return self.modes[name]
 
 
-def _check_keys(table: dict, allowed: set[str], where: str) -> None:
-    unknown = set(table) - allowed
-    if unknown:
-        raise LabError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}",
-                       fix=f"allowed keys are: {', '.join(sorted(allowed))}")
-
-
-def _argv(value, where: str) -> list[str]:
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise LabError(f"{where} must be a non-empty list of strings (an argv)")
-    return value
-
-
 def load_descriptor(path: Path) -> App:
     where = str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else str(path)
     try:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
         raise LabError(f"{where} is not valid TOML: {exc}") from exc
-    _check_keys(data, TOP_KEYS, where)
-    missing = REQUIRED_TOP - set(data)
-    if missing:
-        raise LabError(f"{where}: missing key(s) {', '.join(sorted(missing))}")
-    build = data["build"]
-    _check_keys(build, BUILD_KEYS, f"{where} [build]")
-    if "command" not in build or "artifact" not in build:
-        raise LabError(f"{where} [build] needs 'command' and 'artifact'")
+    spec = validate_settings(Descriptor, data, where)
     modes = {}
-    for name, spec in data["modes"].items():
+    for name, mode in spec.modes.items():
         here = f"{where} [modes.{name}]"
-        _check_keys(spec, MODE_KEYS, here)
-        requires = list(spec.get("requires", []))
-        if set(requires) - REQUIREMENTS:
-            raise LabError(f"{here}: unknown requirement(s) {sorted(set(requires) - REQUIREMENTS)}",
-                           fix=f"allowed: {', '.join(sorted(REQUIREMENTS))}")
-        mode_build = spec.get("build")
-        if mode_build is not None:
-            _check_keys(mode_build, {"command", "artifact", "jdk"}, f"{here} build")
-            if "command" not in mode_build or "artifact" not in mode_build:
-                raise LabError(f"{here} build needs 'command' and 'artifact'")
-            _argv(mode_build["command"], f"{here} build command")
-        _check_placeholders(spec.get("command") or [], f"{here} command")
-        _check_placeholders(list(dict(spec.get("env", {})).values()), f"{here} env")
-        if spec.get("aot") not in (None, "train"):
-            raise LabError(f"{here}: aot must be \"train\", got {spec.get('aot')!r}")
-        modes[name] = Mode(name, _argv(spec.get("command"), f"{here} command"), spec.get("jdk"),
-                           dict(spec.get("env", {})), spec.get("description", ""), requires, mode_build,
-                           _argv(spec["prepare"], f"{here} prepare") if "prepare" in spec else None, spec.get("aot"))
-    if not modes:
-        raise LabError(f"{where}: no [modes.*] table")
-    regex = data.get("startup_log_regex")
-    if regex:
-        try:
-            compiled = re.compile(regex)
-        except re.error as exc:
-            raise LabError(f"{where}: startup_log_regex is not a valid regex: {exc}") from exc
-        if not {"seconds", "millis"} & set(compiled.groupindex):
-            raise LabError(f"{where}: startup_log_regex needs a group named 'seconds' or 'millis'")
+        _check_placeholders(mode.command, f"{here} command")
+        _check_placeholders(list(mode.env.values()), f"{here} env")
+        modes[name] = Mode(name, list(mode.command), mode.jdk, dict(mode.env), mode.description, list(mode.requires),
+                           mode.build.model_dump(exclude_none=True) if mode.build else None,
+                           list(mode.prepare) if mode.prepare else None, mode.aot)
+    build = spec.build
     return App(
-        build_key=data["name"], name=data["name"], dir=path.parent, framework=data["framework"],
-        framework_version=str(data.get("framework_version", "")), sources=list(data["sources"]),
-        ready_path=data["ready_path"], first_response_path=data["first_response_path"], startup_log_regex=regex,
-        build_command=_argv(build["command"], f"{where} [build] command"), build_jdk=build.get("jdk"),
-        artifact=build["artifact"], build_env=dict(build.get("env", {})), modes=modes,
-        description=data.get("description", ""), port=data.get("port"), api=_api(data, where),
-        database=_database(data.get("database"), path.parent, where), smoke=_smoke(data.get("smoke"), where),
-        load_path=_url_path(data.get("load_path", ""), f"{where}: load_path", empty_ok=True),
-        db_server=_db_server(data, modes, where), versions=parse_spec(data.get("versions"), where),
+        build_key=spec.name, name=spec.name, dir=path.parent, framework=spec.framework,
+        framework_version=spec.framework_version, sources=list(spec.sources), ready_path=spec.ready_path,
+        first_response_path=spec.first_response_path, startup_log_regex=spec.startup_log_regex,
+        build_command=list(build.command), build_jdk=build.jdk, artifact=build.artifact, build_env=dict(build.env),
+        modes=modes, description=spec.description, port=spec.port, api=_api(data, where),
+        database=_database(spec.database, path.parent, where),
+        smoke=[Smoke(s.path, s.status, s.contains) for s in spec.smoke],
+        load_path=spec.load_path, db_server=_db_server(spec.db_server, data, modes, where),
+        versions=parse_spec(data.get("versions"), where),
     )
 
 
@@ -214,12 +164,6 @@ def _check_placeholders(values: list, where: str) -> None:
             if name not in PLACEHOLDERS:
                 raise LabError(f"{where}: unknown placeholder {{{name}}}",
                                fix="known placeholders: " + ", ".join(f"{{{p}}}" for p in sorted(PLACEHOLDERS)))
-
-
-def _url_path(value, where: str, empty_ok: bool = False) -> str:
-    if not isinstance(value, str) or not (value.startswith("/") or (empty_ok and value == "")):
-        raise LabError(f"{where} must be a path starting with /, got {value!r}")
-    return value
 
 
 def _sql_files(value, key: str, folder: Path, where: str) -> list[Path]:
@@ -235,37 +179,11 @@ def _sql_files(value, key: str, folder: Path, where: str) -> list[Path]:
     return files
 
 
-def _database(value, folder: Path, where: str) -> Database | None:
-    if value is None:
+def _database(spec: DatabaseSpec | None, folder: Path, where: str) -> Database | None:
+    if spec is None:
         return None
-    here = f"{where} [database]"
-    if not isinstance(value, dict):
-        raise LabError(f"{where}: database must be a table ([database] with schema and seed)")
-    _check_keys(value, DATABASE_KEYS, here)
-    return Database(*(_sql_files(value.get(key, []), f"database.{key}", folder, where) for key in ("schema", "seed")))
-
-
-def _smoke(value, where: str) -> list[Smoke]:
-    """[smoke] (one request) or [[smoke]] (several)."""
-    if value is None:
-        return []
-    entries = [value] if isinstance(value, dict) else value
-    if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
-        raise LabError(f"{where}: smoke must be a table ([smoke]) or a list of tables ([[smoke]])")
-    checks = []
-    for i, entry in enumerate(entries):
-        here = f"{where} smoke[{i}]" if len(entries) > 1 else f"{where} [smoke]"
-        _check_keys(entry, SMOKE_KEYS, here)
-        if "path" not in entry:
-            raise LabError(f"{here}: missing key path (the request, e.g. path = \"/items\")")
-        status = entry.get("status", 200)
-        if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
-            raise LabError(f"{here}: status must be an HTTP status (100-599), got {status!r}")
-        contains = entry.get("contains", "")
-        if not isinstance(contains, str):
-            raise LabError(f"{here}: contains must be a string, got {contains!r}")
-        checks.append(Smoke(_url_path(entry["path"], f"{here}: path"), status, contains))
-    return checks
+    return Database(_sql_files(spec.schema_files, "database.schema", folder, where),
+                    _sql_files(spec.seed, "database.seed", folder, where))
 
 
 def _api(data: dict, where: str) -> str:
@@ -284,12 +202,9 @@ def _api(data: dict, where: str) -> str:
     return value
 
 
-def _db_server(data: dict, modes: dict[str, Mode], where: str) -> str:
+def _db_server(value: str, data: dict, modes: dict[str, Mode], where: str) -> str:
     """The database server the app is given. On H2 it gets no database of its own (the lab's H2
     holds KT-2020's table, reloaded before every launch) and no libpq URL."""
-    value = data.get("db_server", DB_SERVERS[0])
-    if value not in DB_SERVERS:
-        raise LabError(f"{where}: db_server must be one of {', '.join(DB_SERVERS)}, got {value!r}")
     if value != "h2":
         return value
     if "database" in data:

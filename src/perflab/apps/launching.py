@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
 import os
 import shutil
 import subprocess
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import quote, urlsplit
 
-from perflab import jdks, probes, procs
+from perflab import httpclient, jdks, probes, procs
 from perflab.errors import LabError
 from perflab.paths import work_dir
 
@@ -148,18 +147,8 @@ def launch(app: App, mode_name: str, *, port: int, db_env: dict[str, str], log_p
 
 def http_status(url: str, timeout: float = 2.0) -> int | None:
     """Status of a GET, or None when nothing answers."""
-    parts = url.split("/", 3)
-    host, port = parts[2].rsplit(":", 1)
-    conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
-    try:
-        conn.request("GET", "/" + (parts[3] if len(parts) > 3 else ""))
-        resp = conn.getresponse()
-        resp.read()
-        return resp.status
-    except (OSError, http.client.HTTPException):
-        return None
-    finally:
-        conn.close()
+    resp = httpclient.answer(url, timeout)
+    return None if resp is None else resp.status
 
 
 def wait_ready(running: Running, timeout: float = 120.0, path: str | None = None, interval: float = 0.05) -> float:

@@ -6,11 +6,11 @@ shows it, with what the app kept across it."""
 
 from __future__ import annotations
 
-import http.client
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from perflab import httpclient
 from perflab.probes.proc import tree_rss_bytes
 
 from .edits import ENDPOINT, FRUITS, UNDEFINED, HelloSource, NewEndpoint, descending, where_it_points
@@ -64,21 +64,9 @@ class LoopResult:
 
 def http_request(url: str, timeout: float, method: str = "GET", body: str | None = None) -> tuple[int | None, str]:
     """(status, body) of a request, or (None, "") when nothing answers. A body is sent as text/plain."""
-    rest = url.split("://", 1)[1]
-    hostport, _, path = rest.partition("/")
-    host, port = hostport.rsplit(":", 1)
-    conn = http.client.HTTPConnection(host, int(port), timeout=max(timeout, 0.5))
-    headers = {"Accept": "text/plain, */*;q=0.5"}
-    if body is not None:
-        headers["Content-Type"] = "text/plain"
-    try:
-        conn.request(method, "/" + path, body=None if body is None else body.encode(), headers=headers)
-        resp = conn.getresponse()
-        return resp.status, resp.read().decode(errors="replace")
-    except (OSError, http.client.HTTPException):
-        return None, ""
-    finally:
-        conn.close()
+    resp = httpclient.answer(url, max(timeout, 0.5), method, None if body is None else body.encode(),
+                             None if body is None else "text/plain", accept="text/plain, */*;q=0.5")
+    return (None, "") if resp is None else (resp.status, resp.text)
 
 
 def http_get(url: str, timeout: float) -> tuple[int | None, str]:

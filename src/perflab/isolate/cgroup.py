@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ._common import CgroupError, _read_int, _read_keyed, _read_pids, _read_text, _write
+from .cpu_quota import CFS_PERIOD_US, quota_us
 from .detection import LAB_GROUP, V2_CONTROLLERS, CgroupSetup, detect_cgroups
 from .stale import _claim_run, _kill_group, _rmdir_retry
 from .topology import _cpu_list, online_cpus
 
-CFS_PERIOD_US = 100_000
 # '@' as in an app built against another framework version (quarkus@3.33.2); cgroupfs takes it (systemd's user@0.service)
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$")
 # Errors that mean "no rights here", as opposed to a bad limit or a bug.
@@ -124,7 +124,7 @@ class Cgroup:
         if self.limits.cpu_quota is not None and "cpu" in self._dir_of:
             cpu_dir = self._dir_of["cpu"]
             _write(cpu_dir / "cpu.cfs_period_us", CFS_PERIOD_US)
-            _write(cpu_dir / "cpu.cfs_quota_us", _quota_us(self.limits.cpu_quota))
+            _write(cpu_dir / "cpu.cfs_quota_us", quota_us(self.limits.cpu_quota))
         mem_dir = self._dir_of["memory"]
         limit = self.limits.memory_bytes
         if limit is not None:
@@ -155,7 +155,7 @@ class Cgroup:
         if self.cpus is not None and "cpuset" in active:
             _write(role_dir / "cpuset.cpus", _cpu_list(self.cpus))
         if self.limits.cpu_quota is not None and "cpu" in active:
-            _write(role_dir / "cpu.max", f"{_quota_us(self.limits.cpu_quota)} {CFS_PERIOD_US}")
+            _write(role_dir / "cpu.max", f"{quota_us(self.limits.cpu_quota)} {CFS_PERIOD_US}")
         limit = self.limits.memory_bytes
         if limit is not None and "memory" in active:
             _write(role_dir / "memory.max", limit)
@@ -328,10 +328,6 @@ class Cgroup:
 def _check_name(what: str, value: str) -> None:
     if not _NAME_RE.match(value):
         raise ValueError(f"{what} {value!r} must be letters, digits, '.', '_', '@' or '-'")
-
-
-def _quota_us(cores: float) -> int:
-    return max(1000, round(cores * CFS_PERIOD_US))  # the kernel refuses quotas under 1 ms
 
 
 def _swap_present() -> bool:

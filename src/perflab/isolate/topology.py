@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from ._common import _read_text
+from .cpu_quota import cpuset_size
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def plan_topology(ncpus: int | None = None, app_cpus: float = 1, *, db_cpus: int
     """
     if app_cpus <= 0 or db_cpus < 1 or (driver_cpus is not None and driver_cpus < 1):
         raise ValueError("app_cpus must be > 0, db_cpus and driver_cpus >= 1")
-    app_cpus = math.ceil(app_cpus)
+    app_cpus = cpuset_size(app_cpus)
     if cpus is not None:
         available = sorted(set(cpus))
     elif ncpus is not None:

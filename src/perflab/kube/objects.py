@@ -22,6 +22,7 @@ from perflab import procs
 from perflab.errors import LabError
 from perflab.kube import manifests
 from perflab.kube.cluster import REQUEST_TIMEOUT_S, Cluster
+from perflab.waiting import wait_until
 
 Manifest = manifests.Manifest
 
@@ -117,16 +118,17 @@ class Objects:
     def delete_namespace(self, name: str, wait_s: float = 60) -> bool:
         """Delete a namespace and wait until it is gone (True) or wait_s passed (False)."""
         self.delete("v1", "Namespace", name)
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
+
+        def gone() -> bool:
             try:
                 self.cluster.core().read_namespace(name, _request_timeout=REQUEST_TIMEOUT_S)
             except ApiException as exc:
                 if exc.status == 404:
                     return True
                 raise
-            time.sleep(0.5)
-        return False
+            return False
+
+        return bool(wait_until(gone, wait_s, interval_s=0.5))
 
     def lab_namespaces(self) -> list[Any]:
         return self.cluster.core().list_namespace(label_selector=manifests.run_selector(),

@@ -1,13 +1,13 @@
 """A real, local Kubernetes control plane for tests and trials: etcd, kube-apiserver, controller
-manager and scheduler built from source (perflab.kube.build), plus kwok playing the kubelets of a
+manager and scheduler built from source (tools.kubeenv.build), plus kwok playing the kubelets of a
 few simulated nodes. Pods on those nodes become Running and Ready without any container: what is
 measured there is the control plane's work, never an app's. With --real-node, one real node
-(perflab.kube.node: kubelet, kube-proxy, CoreDNS, containerd, runc) joins instead, with a
-PostgreSQL its pods reach; --knative adds Knative Serving on it (perflab.kube.knative).
+(tools.kubeenv.node: kubelet, kube-proxy, CoreDNS, containerd, runc) joins instead, with a
+PostgreSQL its pods reach; --knative adds Knative Serving on it (tools.kubeenv.knative).
 
-    python -m perflab.kube.testenv up [NODES]       # prints the KUBECONFIG to use; Ctrl-C stops it
-    python -m perflab.kube.testenv up --real-node   # the same with a real node (root)
-    python -m perflab.kube.testenv up --knative     # a real node with Knative Serving (root)
+    python -m tools.kubeenv.testenv up [NODES]       # prints the KUBECONFIG to use; Ctrl-C stops it
+    python -m tools.kubeenv.testenv up --real-node   # the same with a real node (root)
+    python -m tools.kubeenv.testenv up --knative     # a real node with Knative Serving (root)
 
 Everything (data, keys, logs, kubeconfig) lives in one directory that is removed on stop.
 """
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Iterator
 
 from perflab.errors import LabError
-from perflab.kube import build
+from tools.kubeenv import build
 
 NODE_CPUS = "4"
 NODE_MEMORY = "8Gi"
@@ -140,7 +140,7 @@ class ControlPlane:
                                                 f"--service-account-private-key-file={keys['key']}",
                                                 f"--root-ca-file={self.root / 'certs' / 'apiserver.crt'}"])
         self._spawn("kube-scheduler", [exe["kube-scheduler"], *common])
-        # kwok plays the simulated nodes only: a real node's kubelet (perflab.kube.node) reports its own
+        # kwok plays the simulated nodes only: a real node's kubelet (tools.kubeenv.node) reports its own
         self._spawn("kwok", [exe["kwok"], f"--kubeconfig={self.kubeconfig}",
                              "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
                              f"--config={self._kwok_stages()}",
@@ -273,7 +273,7 @@ def database_for_pods() -> Iterator[str]:
     """A private PostgreSQL (the lab's own, perflab.postgres) that a real node's pods reach on the
     bridge's address; yields the plan's placement.postgres_url. Stopped and removed afterwards."""
     from perflab import postgres
-    from perflab.kube import node
+    from tools.kubeenv import node
 
     root = Path(tempfile.mkdtemp(prefix="perflab-node-db-"))
     os.chmod(root, 0o755)  # PostgreSQL runs as its own unprivileged user when the lab is root
@@ -304,7 +304,7 @@ def main(argv: list[str]) -> int:
     args = [a for a in argv if not a.startswith("--")]
     if not args or args[0] not in ("build", "up") or set(argv) - set(args) - {"--real-node", "--knative"}:
         print(__doc__, file=sys.stderr)
-        print("usage: python -m perflab.kube.testenv build [--real-node | --knative] | up [NODES] [--real-node | --knative]",
+        print("usage: python -m tools.kubeenv.testenv build [--real-node | --knative] | up [NODES] [--real-node | --knative]",
               file=sys.stderr)
         return 2
     with_knative = "--knative" in argv  # Knative runs its pods on the real node
@@ -312,7 +312,7 @@ def main(argv: list[str]) -> int:
     if args[0] == "build":
         code = build.main(["--node"] if real_node else [])
         if code == 0 and with_knative:
-            from perflab.kube import knative
+            from tools.kubeenv import knative
             try:
                 knative.build_binaries()
             except build.BuildFailed as exc:
@@ -320,7 +320,7 @@ def main(argv: list[str]) -> int:
                 return 1
         return code
     from perflab import signals
-    from perflab.kube import node
+    from tools.kubeenv import node
 
     signals.install()
     try:
@@ -329,7 +329,7 @@ def main(argv: list[str]) -> int:
                 _serve(plane, None, "")
             with node.running(plane.kubeconfig) as real, database_for_pods() as url:
                 if with_knative:
-                    from perflab.kube import knative
+                    from tools.kubeenv import knative
                     knative.install(plane.kubeconfig, real)
                 _serve(plane, real, url)
     except KeyboardInterrupt:

@@ -4,9 +4,11 @@ Tests (and anyone without a cluster) get a genuine etcd, kube-apiserver, control
 scheduler and kwok (simulated nodes) without a container engine or a downloaded release: the sources come from the Go module
 proxy and are compiled once per machine into ``${XDG_CACHE_HOME:-~/.cache}/perflab/kube-testenv``.
 A second call finds the binaries and returns at once. The build is niced and runs one package at
-a time (``-p=1``) because it shares the machine; expect tens of minutes on two cores.
+a time (``-p=1``) because it shares the machine (expect tens of minutes on two cores); on a machine
+of its own (``CI=true``, or ``PERFLAB_BUILD_JOBS=N``) it compiles on every CPU. The binaries carry
+no symbol table or debug information (``-s -w``): they are tools, and linking them is faster.
 
-Run it by hand with ``python -m perflab.kube.build`` (``scripts/kube-testenv.sh build`` does the same).
+Run it by hand with ``python -m tools.kubeenv.build`` (``scripts/kube-testenv.sh build`` does the same).
 """
 
 from __future__ import annotations
@@ -109,11 +111,29 @@ func main() { etcdmain.Main(os.Args) }
 
 def _version_stamp() -> str:
     """Linker flags that give the binaries their release's version (/version answers it; a module
-    build otherwise says v0.0.0-master)."""
+    build otherwise says v0.0.0-master), without symbols or DWARF (-s -w: a faster link)."""
     major, minor = KUBERNETES_VERSION.lstrip("v").split(".")[:2]
     pkg = "k8s.io/component-base/version"
-    return " ".join(f"-X {pkg}.{key}={value}" for key, value in (
-        ("gitVersion", KUBERNETES_VERSION), ("gitMajor", major), ("gitMinor", minor), ("gitTreeState", "clean")))
+    return " ".join(["-s", "-w"] + [f"-X {pkg}.{key}={value}" for key, value in (
+        ("gitVersion", KUBERNETES_VERSION), ("gitMajor", major), ("gitMinor", minor), ("gitTreeState", "clean"))])
+
+
+def build_jobs() -> int:
+    """Packages compiled at once: 1 on a shared host (the default), every CPU on a machine of its own
+    (CI=true), or PERFLAB_BUILD_JOBS."""
+    given = os.environ.get("PERFLAB_BUILD_JOBS", "").strip()
+    if given:
+        if not given.isdigit() or int(given) < 1:
+            raise BuildFailed(f"PERFLAB_BUILD_JOBS must be a whole number of at least 1, got {given!r}")
+        return int(given)
+    on_ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+    return (os.cpu_count() or 1) if on_ci else 1
+
+
+def go_env(*flags: str) -> dict[str, str]:
+    """The environment of every compile: GOTOOLCHAIN=local (never fetch another Go), no cgo, and
+    build_jobs() packages at a time."""
+    return dict(os.environ, GOTOOLCHAIN="local", GOFLAGS=" ".join([*flags, f"-p={build_jobs()}"]), CGO_ENABLED="0")
 
 
 def check_go() -> str:
@@ -160,8 +180,7 @@ def build(log: Log = say) -> Path:
         (src / "tools.go").write_text(TOOLS_GO)
         (src / "etcd" / "main.go").write_text(ETCD_MAIN)
         log_path = root() / "build.log"
-        # GOTOOLCHAIN=local: never fetch another Go; -p=1: one package at a time on a shared host
-        env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-p=1", CGO_ENABLED="0")
+        env = go_env()
         log(f"kube test env: building Kubernetes {KUBERNETES_VERSION} control plane from the Go "
             f"module proxy into {root()} (once per machine; log: {log_path})")
         started = time.monotonic()
@@ -221,7 +240,7 @@ def knative_service_crd() -> Path:
     return crd
 
 
-# A real node (perflab.kube.node): the kubelet and kube-proxy of the same release, the cluster's
+# A real node (tools.kubeenv.node): the kubelet and kube-proxy of the same release, the cluster's
 # DNS (CoreDNS, a module of its own), and a pod sandbox's "pause" process. The sandbox image of a
 # real cluster (registry.k8s.io/pause) is out of reach here: the lab writes its own, one static
 # binary that waits for a signal and exits.
@@ -263,7 +282,7 @@ def build_node(log: Log = say) -> Path:
         (src / "pause").mkdir(exist_ok=True)
         (src / "pause" / "main.go").write_text(PAUSE_GO)
         log_path = root() / "build.log"
-        env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-p=1", CGO_ENABLED="0")
+        env = go_env()
         run_step("resolving the kubelet's modules", [go, "mod", "tidy"], src, env, log_path, log)
         for command in ("kubelet", "kube-proxy"):
             if not binary(command).is_file():
@@ -273,7 +292,7 @@ def build_node(log: Log = say) -> Path:
         if not binary("coredns").is_file():
             coredns = module_dir(go, f"github.com/coredns/coredns@{COREDNS_VERSION}")
             run_step("compiling coredns", [go, "build", "-trimpath", "-o", str(binary("coredns")), "."], coredns,
-                     dict(env, GOFLAGS="-mod=mod -p=1"), log_path, log)
+                     go_env("-mod=mod"), log_path, log)
         run_step("compiling pause", [go, "build", "-o", str(binary("pause")), "./pause"], src, env, log_path, log)
     return root() / "bin"
 

@@ -21,13 +21,13 @@ Route waits for an ingress), while its revision and the scale-from-zero path are
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 from perflab.drivers.install import Log, cache_dir, exclusive_lock, say
-from perflab.kube import build, images
+from perflab.kube import images
+from tools.kubeenv import build
 
 # the newest Serving release whose pinned knative.dev/pkg and knative.dev/networking the Go module
 # proxy serves (v0.51.0's are refused)
@@ -84,7 +84,7 @@ def build_binaries(log: Log = say) -> Path:
             return root() / "bin"
         serving = sources()["serving"]
         (root() / "bin").mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ, GOTOOLCHAIN="local", GOFLAGS="-mod=mod -p=1", CGO_ENABLED="0")
+        env = build.go_env("-mod=mod")
         log(f"kube test env: compiling Knative Serving {VERSION} from the Go module proxy into {root()} (once)")
         build.run_step("compiling Knative Serving",
                        [go, "build", "-trimpath", "-o", str(root() / "bin") + "/", *(f"./cmd/{c}" for c in COMMANDS)],

@@ -5,7 +5,6 @@ requests a second and no more. Each search takes 20-40 s."""
 import pytest
 
 from perflab import capacity_search as cs
-from perflab.drivers import DriverUnavailable, ensure_oha
 from perflab.scenarios.capacity import CapacitySettings, searcher
 from tests.support.queue_server import QueueServer
 
@@ -13,14 +12,7 @@ from tests.support.queue_server import QueueServer
 # objectives stay well above that
 QUICK = dict(path="/work", start_rate=20.0, growth=2.0, step_s=3.0, step_warmup_s=0.5, pause_s=1.0, max_connections=64,
              confirm_failures=False)  # confirmation is tested once, below, with the real driver
-
-
-@pytest.fixture(scope="module", autouse=True)
-def oha_binary():
-    try:
-        return ensure_oha()
-    except DriverUnavailable as missing:
-        pytest.skip(f"oha is not built and cannot be: {missing}")
+pytestmark = pytest.mark.usefixtures("oha_binary")  # built once, or the reason it cannot be
 
 
 def _search(server: QueueServer, route: str = "/work", **settings) -> cs.Search:

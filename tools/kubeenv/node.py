@@ -1,9 +1,9 @@
-"""A real Kubernetes node on this machine, joined to the test control plane (perflab.kube.testenv):
+"""A real Kubernetes node on this machine, joined to the test control plane (tools.kubeenv.testenv):
 the kubelet of the control plane's release driving a private containerd and runc, pods on a CNI
 bridge. Unlike kwok's simulated nodes, its pods run the apps' images: start-up, scale-up and
 density figures measured on it are an app's, in a cluster of one node.
 
-What it needs, all from Debian or built by perflab.kube.build: containerd (1.6 speaks the CRI v1
+What it needs, all from Debian or built by tools.kubeenv.build: containerd (1.6 speaks the CRI v1
 the kubelet wants; the kubelet falls back to its own cgroup driver setting, cgroupfs), runc, the
 CNI plugins, and the kubelet and pause binaries. Root only (containers, cgroups, a bridge).
 
@@ -26,7 +26,8 @@ from pathlib import Path
 
 from perflab import procs
 from perflab.drivers.install import DriverUnavailable, cache_dir, ensure_apt_binary, say
-from perflab.kube import build, images
+from perflab.kube import images
+from tools.kubeenv import build
 
 NAME = "perflab-node"
 PAUSE_IMAGE = "perflab.local/pause:1"

@@ -11,20 +11,10 @@ import os
 import signal
 import threading
 
-import pytest
-
-from perflab.drivers import DriverUnavailable, ensure_oha, oha_requests, run_oha
+from perflab.drivers import oha_requests, run_oha
 from tests.support.standin_server import StandinServer
 
 RATE, DURATION_S, STALL_AT_S, STALL_S = 500, 4.0, 1.5, 1.0
-
-
-@pytest.fixture(scope="module")
-def oha_binary():
-    try:
-        return ensure_oha()
-    except DriverUnavailable as missing:
-        pytest.skip(f"oha is not built and cannot be: {missing}")
 
 
 def test_one_second_stall_shows_in_p99_and_in_the_timeline(oha_binary, tmp_path):
