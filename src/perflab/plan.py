@@ -20,6 +20,7 @@ from pydantic import create_model, model_validator
 from perflab import cost_assumptions
 from perflab.errors import LabError
 from perflab.kube.placement import PlacementSettings
+from perflab.profiles.settings import ProfileSettings
 from perflab.rounds import RoundSettings
 from perflab.settings import Settings, setting, validate as validate_settings
 
@@ -69,6 +70,7 @@ def _top_level_fields() -> dict[str, Any]:
         "topology": (TopologySettings, setting(TopologySettings())),
         "placement": (PlacementSettings, setting(PlacementSettings())),
         "rounds": (RoundSettings, setting(RoundSettings())),
+        "profile": (ProfileSettings, setting(ProfileSettings())),
         "sample_hz": (float, setting(20.0, "RSS and CPU samples a second, exec to exit", "Hz", gt=0, le=200)),
         "verify": (bool, setting(True, "check the contract before measuring an app/mode")),
         "cv_threshold": (float, setting(0.10, "a CV above this marks a figure noisy", "ratio", gt=0)),
