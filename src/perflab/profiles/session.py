@@ -10,6 +10,7 @@ import dataclasses
 import json
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from perflab import procs
@@ -52,6 +53,7 @@ class Window:
         self.before: threads.ThreadCpu | None = None
         self.addr = (inst.spec.db_env or {}).get(gopprof.ENV, "")
         self.base: Path | None = None
+        self.started = 0.0
 
     def _unavailable(self, why: str) -> None:
         self.on = False
@@ -71,8 +73,9 @@ class Window:
         self.tmp = Path(tempfile.mkdtemp(prefix="perflab-profile-"))
         try:
             if self.kind == "jfr":
-                self.before = threads.read(self.pid)
                 jfr.start(self.pid)
+                self.before = threads.read(self.pid)  # after the recorder's own start-up work
+                self.started = time.monotonic()
             else:
                 self.base = gopprof.start(self.addr, self.tmp)
         except LabError as exc:
@@ -93,6 +96,7 @@ class Window:
 
     def _finish(self, intervals: list) -> dict:
         spent = threads.delta(self.before, threads.read(self.pid)) if self.kind == "jfr" else {}
+        wall = time.monotonic() - self.started
         if self.kind == "jfr":
             raw = self.tmp / "window.jfr"
             jfr.stop(self.pid, raw)
@@ -104,7 +108,7 @@ class Window:
             cpu, by_thread, raw = gopprof.folded(cpu_pb), {}, cpu_pb
             alloc = gopprof.folded(heap, base=self.base, index="alloc_space")
             profiler = "Go runtime pprof"
-        meta = summarize(self.ctx.app.framework, cpu, intervals, spent)
+        meta = summarize(self.ctx.app.framework, cpu, intervals, spent, wall)
         meta.update({"app": self.ctx.app.name, "mode": self.ctx.mode, "launch": self.launch, "point": self.point,
                      "profiler": profiler, "threads_sampled": by_thread})
         return self._store(cpu, alloc, meta, raw)
@@ -134,10 +138,13 @@ class Window:
             self.tmp = None
 
 
-def summarize(framework: str, cpu: folded.Stacks, intervals: list, spent: dict[str, float]) -> dict:
-    """The window's requests and measured CPU per request, and that CPU by layer."""
+def summarize(framework: str, cpu: folded.Stacks, intervals: list, spent: dict[str, float], wall_s: float) -> dict:
+    """The window's requests and measured CPU per request, and that CPU by layer. The threads'
+    CPU was read over the whole window (`wall_s`), the cgroup's over its intervals only (the short
+    gaps between two load runs left out): the threads' is taken at its rate over the intervals."""
     requests = sum(i.result.requests for i in intervals)
     seconds = sum(i.result.duration_s for i in intervals)
+    spent = {k: v * min(1.0, seconds / wall_s) for k, v in spent.items()} if spent and wall_s > 0 else spent
     shares = [i.cpu_share for i in intervals]
     measured_s = sum(s * i.result.duration_s for s, i in zip(shares, intervals)) if None not in shares else None
     mapping = layers.for_framework(framework)

@@ -59,9 +59,10 @@ def cli_report(args) -> int:
 
 
 def cli_compare(args) -> int:
-    """`perflab compare A B [--force] [--out FILE]`: args.run_a, args.run_b (A is the baseline),
+    """`perflab compare A B [--force] [--profile] [--out FILE]`: args.run_a, args.run_b (A is the baseline),
     args.force (compare runs of different methods anyway), args.out (the HTML file; default
-    reports/compare-A-vs-B.html in the work directory). Prints the comparison; exit 0."""
+    reports/compare-A-vs-B.html in the work directory), args.profile (also the profiles' differential
+    views, beside it as ...-profiles.html). Prints the comparison; exit 0."""
     from perflab.report import compare
 
     store = Store()
@@ -73,4 +74,9 @@ def cli_compare(args) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(compare.render_html(result), encoding="utf-8")
     print(f"\nHTML: {path}", flush=True)
+    if getattr(args, "profile", False):
+        from perflab.report import profiles
+
+        for line in profiles.compare_runs(store, a.id, b.id, path.with_name(path.stem + "-profiles.html")):
+            print(line, flush=True)
     return 0
