@@ -57,13 +57,14 @@ def parse_traces(text: str) -> Stacks:
     the sample's value and its leaf frame, then one caller a line towards the root."""
     out: Stacks = Counter()
     for block in re.split(r"(?m)^-+\+-+$", text)[1:]:
-        lines = [ln for ln in block.splitlines() if ln.strip()]
+        # an allocation profile's blocks open with a "bytes: SIZE" line (the sampled object size)
+        lines = [ln for ln in block.splitlines() if ln.strip() and not ln.strip().startswith("bytes:")]
         if not lines:
             continue
         head = lines[0].split()
         if len(head) < 2:
             continue
-        frames = [head[1]] + [ln.split()[0] for ln in lines[1:] if not ln.strip().startswith("bytes:")]
+        frames = [head[1]] + [ln.split()[0] for ln in lines[1:]]
         out[tuple(reversed(frames))] += _value(head[0])
     return out
 
