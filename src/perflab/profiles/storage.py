@@ -45,6 +45,10 @@ def listed(store: Store, run_id: str) -> list[Stored]:
     return out
 
 
+def size_text(size: int) -> str:
+    return f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.0f} KB"
+
+
 def describe(store: Store, run_id: str) -> list[str]:
     """Lines for `results show`: the run's profiles by app/mode with their sizes."""
     files = listed(store, run_id)
@@ -54,10 +58,10 @@ def describe(store: Store, run_id: str) -> list[str]:
     for f in files:
         by_target.setdefault(f"{f.app}/{f.mode}", []).append(f)
     total = sum(f.size for f in files)
-    lines = [f"profiles: {len(files)} files, {total / 1e6:.2f} MB in {files[0].path.parent.parent} "
+    lines = [f"profiles: {len(files)} files, {size_text(total)} in {files[0].path.parent.parent} "
              f"(remove: perflab results prune {run_id} --profiles)"]
     for target, found in by_target.items():
-        lines.append(f"  {target:<28} {len(found):>3} files {sum(f.size for f in found) / 1e6:>8.2f} MB")
+        lines.append(f"  {target:<28} {len(found):>3} files {size_text(sum(f.size for f in found)):>9}")
     return lines
 
 
@@ -81,5 +85,5 @@ def cli_prune(store: Store, run_id: str, profiles: bool) -> int:
     if not profiles:
         raise LabError("results prune removes a run's profiles only, and says so: add --profiles")
     files, size = prune(store, run_id)
-    print(f"run {run_id}: removed {files} profile files ({size / 1e6:.2f} MB); its figures are kept", flush=True)
+    print(f"run {run_id}: removed {files} profile files ({size_text(size)}); its figures are kept", flush=True)
     return 0
