@@ -394,7 +394,7 @@ def create_app_database(conn: Connection, app_name: str, files: list[tuple[str, 
 
 
 STATEMENT_STATS = "pg_stat_statements"
-# "off": the private server starts without pg_stat_statements (bench/statement_stats_cost.py measures
+# "off": the private server starts without pg_stat_statements (bench/own_cost.py statements measures
 # what counting statements costs the database's CPU with it on and off)
 STATEMENT_STATS_ENV = "PERFLAB_STATEMENT_STATS"
 

@@ -1,10 +1,23 @@
-"""A/B runs of the lab for the benchmarks that weigh one of its own costs: the same plan (quick's
-steady point by default) run alternately with the thing on (B) and off (A), pairs of runs in
-turn so a host that drifts touches both sides alike; then per app/mode the throughput and p99 of
-each side with their spread over the pairs, and B/A with its range. Figures come from the store
-(run ids printed), never from the command's output.
+"""What the lab's own instruments cost the apps it measures, from A/B runs of the lab: the same
+plan (quick's steady point by default) run alternately with the instrument off (A) and on (B), in
+pairs whose order alternates so a host that drifts touches both sides alike; then per app/mode the
+throughput and p99 of each side with their spread over the pairs, and B/A per pair with its range.
+Figures come from the store (run ids printed), never from the command's output.
 
-Used by bench/profile_overhead.py and bench/statement_stats_cost.py."""
+    .venv/bin/python bench/own_cost.py profiling  [--pairs 3] [--apps quarkus spring-boot] [--short]
+    .venv/bin/python bench/own_cost.py statements [--pairs 3] [--apps quarkus spring-boot] [--short]
+
+- profiling: the profiler (`--profile`: JFR on JVM modes, pprof on the Go reference) off and on.
+  Profiling stays opt-in unless B/A of throughput is within 3 % for every app.
+- statements: pg_stat_statements, loaded into the lab's private PostgreSQL for every run, whose
+  bookkeeping takes database CPU on the CPU the database shares with the load driver: loaded (A)
+  and not (B, PERFLAB_STATEMENT_STATS=off). Above 2 % of any app's throughput, statement counting
+  belongs in the profiling pass only.
+
+A benchmark: it prints figures and their run ids and asserts nothing. --short (one launch of a few
+seconds) only checks that it runs: no figure from it means anything. The plan's steady launches
+run app after app here, not in quick's interleaved rounds.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from perflab import plan as plans  # noqa: E402
+from perflab.postgres import STATEMENT_STATS_ENV  # noqa: E402
 from perflab.store import Store  # noqa: E402
 
 METRICS = (("rps", "req/s"), ("latency_p99_ms", "p99 ms"))
@@ -111,22 +125,35 @@ def compare(a: Side, b: Side) -> list[str]:
     return lines
 
 
-def main(description: str, a_name: str, b_name: str, a_run, b_run, argv: list[str] | None = None) -> int:
-    """Parses the common options and runs the pairs: a_run/b_run(plan_path) -> run id."""
+# instrument -> (A's name, B's name, A's extra arguments and environment, B's)
+INSTRUMENTS = {
+    "profiling": ("profiling off", "profiling on (--profile)", ([], {}), (["--profile"], {})),
+    "statements": ("pg_stat_statements loaded", "pg_stat_statements off", ([], {STATEMENT_STATS_ENV: "on"}),
+                   ([], {STATEMENT_STATS_ENV: "off"})),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    p = argparse.ArgumentParser(description=description)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("instrument", choices=sorted(INSTRUMENTS))
     p.add_argument("--plan", default="quick", help="the plan whose steady point is run (default quick)")
     p.add_argument("--apps", nargs="*", help="only these apps (default: the plan's)")
     p.add_argument("--pairs", type=int, default=3, help="A/B pairs of runs (default 3)")
     p.add_argument("--short", action="store_true", help="one launch of a few seconds: only to check it runs")
     args = p.parse_args(argv)
+    a_name, b_name, a_how, b_how = INSTRUMENTS[args.instrument]
     a, b = Side(a_name, []), Side(b_name, [])
     with tempfile.TemporaryDirectory(prefix="perflab-ab-") as tmp:
         plan_path = write_plan(steady_plan(args.plan, args.apps, args.short), Path(tmp))
         for n in range(args.pairs):
-            first, second = ((a, a_run), (b, b_run)) if n % 2 == 0 else ((b, b_run), (a, a_run))
-            for side, runner in (first, second):  # the order alternates: neither side always runs second
-                side.runs.append(runner(plan_path))
+            order = [(a, a_how), (b, b_how)] if n % 2 == 0 else [(b, b_how), (a, a_how)]
+            for side, (extra, env) in order:  # neither side always runs second
+                side.runs.append(run(plan_path, extra, env))
     print("\n".join(compare(a, b)))
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
