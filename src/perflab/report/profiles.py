@@ -36,26 +36,25 @@ def frames_table(stacks: folded.Stacks, key: str, title: str, what: str) -> Text
                      note="self: the frame was the innermost one; total: it was anywhere on the stack")
 
 
-def change_table(d: diff.Difference, key: str) -> TextTable | None:
+def change_table(d: diff.Difference, key: str, an: str, bn: str) -> TextTable | None:
     if not d.layers:
         return None
     rows = [[LAYER_TITLES[c.layer], f"{c.a_ms:.3f}", f"{c.b_ms:.3f}", f"{c.change_ms:+.3f}"] for c in d.layers]
     rows.append(["measured app CPU per request", f"{d.a.measured_ms:.3f}", f"{d.b.measured_ms:.3f}",
                  f"{d.measured_change_ms:+.3f}"])
-    return TextTable(key, f"{d.b.label} against {d.a.label}: ms/request gained (+) or lost (-) by layer",
-                     ["layer", d.a.target, d.b.target, "change"], rows, note=gap_sentence(d))
+    return TextTable(key, f"{bn} against {an}: ms/request gained (+) or lost (-) by layer",
+                     ["layer", an, bn, "change"], rows, note=gap_sentence(d, an, bn))
 
 
-def gap_sentence(d: diff.Difference) -> str:
+def gap_sentence(d: diff.Difference, an: str, bn: str) -> str:
     gap = d.measured_change_ms
     if gap is None:
         return "a side has no CPU per request by layer"
     named = d.gap_layers()
     if not named or abs(gap) < 1e-9:
-        return f"{d.b.target} uses {gap:+.3f} ms/request of CPU against {d.a.target}"
+        return f"{bn} uses {gap:+.3f} ms/request of CPU against {an}"
     parts = ", ".join(f"{LAYER_TITLES[c.layer]} {c.change_ms:+.3f}" for c in named)
-    return (f"{d.b.target} uses {gap:+.3f} ms/request of CPU against {d.a.target}; most of it: {parts} "
-            "ms/request")
+    return f"{bn} uses {gap:+.3f} ms/request of CPU against {an}; most of it: {parts} ms/request"
 
 
 def pairs(profiles: list[Profile]) -> list[tuple[Profile, Profile]]:
@@ -105,8 +104,8 @@ def diff_views(compared: list[tuple[Profile, Profile]], ids, a_name: str = "", b
         an, bn = f"{a.target}{a_name}", f"{b.target}{b_name}"
         title = f"{b.label}{b_name} against {a.label}{a_name}"
         graph = flame.differential_graph(a.cpu, b.cpu, f"{title}: differential flame graph", an, bn)
-        out.append({"title": title, "sentence": gap_sentence(d),
-                    "tables": [t for t in [change_table(d, key + "-layers")] if t],
+        out.append({"title": title, "sentence": gap_sentence(d, an, bn),
+                    "tables": [t for t in [change_table(d, key + "-layers", an, bn)] if t],
                     "charts": [(f"chart-{next(ids)}", Chart(key, title, graph,
                                                             note=f"{bn}'s stacks, red where a frame's share grew "
                                                                  f"against {an}, blue where it shrank"))]
