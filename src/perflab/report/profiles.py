@@ -13,6 +13,16 @@ from perflab.report.charts import Chart
 from perflab.scenario import TextTable
 
 TOP = 15
+JVM_NOTE = ("The Java threads' CPU is split by their samples' layers (innermost mapped frame); GC and JIT are their "
+            "threads' CPU; 'other' holds unmapped frames and what the threads do not explain.")
+GO_NOTE = ("The Go runtime's samples cover all of its CPU (its collector included): the measured CPU is split by "
+           "their layers (innermost mapped frame).")
+
+
+def _ms(x: float, sign: str = "") -> str:
+    """ms/request to the microsecond, without a "-0.000" for a change that rounds to nothing."""
+    x = round(x, 3) + 0.0
+    return f"{x:{sign}.3f}"
 
 
 def _pct(x: float) -> str:
@@ -20,14 +30,13 @@ def _pct(x: float) -> str:
 
 
 def layer_table(p: Profile, key: str) -> TextTable:
-    rows = [[LAYER_TITLES[layer], f"{ms:.3f}", _pct(ms / p.measured_ms) if p.measured_ms else "-"]
+    rows = [[LAYER_TITLES[layer], _ms(ms), _pct(ms / p.measured_ms) if p.measured_ms else "-"]
             for layer, ms in p.layers_ms.items()]
-    rows.append(["sum of the layers", f"{sum(p.layers_ms.values()):.3f}", ""])
-    rows.append(["measured app CPU per request", f"{p.measured_ms:.3f}", "100 %"])
+    rows.append(["sum of the layers", _ms(sum(p.layers_ms.values())), ""])
+    rows.append(["measured app CPU per request", _ms(p.measured_ms), "100 %"])
     return TextTable(key, f"{p.label}: CPU per request by layer", ["layer", "ms/request", "share"], rows,
-                     note=f"{p.requests:,} requests over launches {', '.join(map(str, p.launches))}' measured windows. "
-                          "Java threads' CPU split by the samples' layers (innermost mapped frame), GC and JIT from "
-                          "their threads' CPU, 'other' holds unmapped frames and what the threads do not explain.")
+                     note=f"{p.requests:,} requests in the measured windows of launch {', '.join(map(str, p.launches))}. "
+                          + (GO_NOTE if p.profiler.startswith("Go") else JVM_NOTE))
 
 
 def frames_table(stacks: folded.Stacks, key: str, title: str, what: str) -> TextTable:
@@ -39,11 +48,11 @@ def frames_table(stacks: folded.Stacks, key: str, title: str, what: str) -> Text
 def change_table(d: diff.Difference, key: str, an: str, bn: str) -> TextTable | None:
     if not d.layers:
         return None
-    rows = [[LAYER_TITLES[c.layer], f"{c.a_ms:.3f}", f"{c.b_ms:.3f}", f"{c.change_ms:+.3f}"] for c in d.layers]
-    rows.append(["measured app CPU per request", f"{d.a.measured_ms:.3f}", f"{d.b.measured_ms:.3f}",
-                 f"{d.measured_change_ms:+.3f}"])
+    rows = [[LAYER_TITLES[c.layer], _ms(c.a_ms), _ms(c.b_ms), _ms(c.change_ms, "+")] for c in d.layers]
+    rows.append(["measured app CPU per request", _ms(d.a.measured_ms), _ms(d.b.measured_ms),
+                 _ms(d.measured_change_ms, "+")])
     return TextTable(key, f"{bn} against {an}: ms/request gained (+) or lost (-) by layer",
-                     ["layer", an, bn, "change"], rows, note=gap_sentence(d, an, bn))
+                     ["layer", an, bn, "change"], rows)
 
 
 def gap_sentence(d: diff.Difference, an: str, bn: str) -> str:
