@@ -34,10 +34,11 @@ scenarios = ["steady"]
 repeats = 1
 [profile]
 enabled = true
+max_mb = {max_mb}
 [limits]
 memory_mb = 384
 [steady]
-launches = 1
+launches = {launches}
 points = [{{ path = "/hello", connections = 4 }}]
 interval_s = 1
 window = 4
@@ -66,13 +67,19 @@ def profile_lab(tmp_path, workdir, database, monkeypatch):
     monkeypatch.setenv("PERFLAB_APPS_DIR", str(root))
     _jvm_app(root, "hellojvm")
     write_standin_app(root, "pyapp")
-    lab = make_lab(PLAN.format(app="hellojvm"), database[1])
-    yield lab
-    cleanup(lab)
+    made = []
+
+    def make(launches: int = 1, max_mb: float = 100.0):
+        made.append(make_lab(PLAN.format(app="hellojvm", launches=launches, max_mb=max_mb), database[1]))
+        return made[-1]
+
+    yield make
+    for lab in made:
+        cleanup(lab)
 
 
 def test_a_profiled_steady_launch_stores_its_profile_and_a_runtime_without_one_says_why(profile_lab):
-    lab = profile_lab
+    lab = profile_lab()
     run_scenario(lab, "steady", built("hellojvm"), "jvm")
     run_scenario(lab, "steady", built("pyapp"), "jvm")
 
@@ -106,3 +113,14 @@ def test_a_profiled_steady_launch_stores_its_profile_and_a_runtime_without_one_s
     assert storage.listed(lab.store, lab.run_id) == [] and storage.used_bytes(lab.store, lab.run_id) == 0
     assert [f for f in lab.store.figures(lab.run_id) if f.metric == "rps"]  # the figures stay
     assert lab_cgroups(lab.run_id) == []
+
+
+def test_once_the_runs_profiles_reach_their_cap_later_launches_keep_none_and_say_so(profile_lab):
+    lab = profile_lab(launches=2, max_mb=0.001)  # 1 KB: the first launch's profile alone is larger
+    run_scenario(lab, "steady", built("hellojvm"), "jvm")
+
+    [profile] = merged.load(lab.store, lab.run_id)
+    assert profile.launches == [1]
+    [why] = [o["reason"] for o in lab.store.outcomes(lab.run_id) if o["status"] == "unavailable"]
+    assert "profile.max_mb = 0.001 MB" in why
+    assert len([f for f in lab.store.figures(lab.run_id) if f.metric == "rps"]) == 2  # both launches measured
