@@ -1,15 +1,16 @@
 """JDK Flight Recorder over a window: started and stopped in the running JVM with the jcmd of the
 JDK it runs on, with the minimal settings in perflab.jfc (execution samples and throttled
-allocation samples, every other event off), and read back with that JDK's own `jfr` tool into
+allocation samples, every other event off), and read back with that JDK's own `jfr print` into
 folded stacks. The tool of the JDK that wrote a recording always reads it; an older tool may not
 know a newer JDK's event fields."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
+import tempfile
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 from perflab.errors import LabError
@@ -60,35 +61,71 @@ def stop(pid: int, path: Path) -> None:
         raise LabError(f"JFR.stop left no recording at {path.name}")
 
 
-def _frame(f: dict) -> str:
-    method = f.get("method") or {}
-    cls = ((method.get("type") or {}).get("name") or "?").replace("/", ".")
-    return f"{cls}.{method.get('name') or '?'}"
+_BYTES = {"bytes": 1, "byte": 1, "kB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "TB": 1024 ** 4}
+
+
+def _weight(text: str) -> float:
+    """An allocation sample's weight as `jfr print` writes it ("24 bytes", "253.6 kB": 1024-based)."""
+    number, _, unit = text.strip().partition(" ")
+    try:
+        return float(number) * _BYTES[unit]
+    except (ValueError, KeyError):
+        raise LabError(f"jfr print wrote an allocation weight it is not known to write: {text!r}") from None
+
+
+def read_events(lines: Iterable[str]) -> tuple[Stacks, Stacks, dict[str, int]]:
+    """(CPU samples per stack, allocated bytes per stack, execution samples per thread name) from
+    `jfr print`'s text (its JSON is some 25 times larger: every frame spells out its class loader
+    and module; and the text leaves out hidden frames, such as lambda proxies whose class names
+    carry an address that differs from launch to launch and would split one stack into many). An event opens with "jdk.NAME {" and closes with "}" at the line's start; its
+    stack lists one frame a line, the leaf first, "..." where it was cut."""
+    cpu: Stacks = Counter()
+    alloc: Stacks = Counter()
+    by_thread: Counter = Counter()
+    kind, frames, in_stack, weight, thread = "", [], False, 0.0, "?"
+    for line in lines:
+        if not line.startswith(" "):
+            if line.startswith("jdk."):
+                kind, frames, in_stack, weight, thread = line.split()[0], [], False, 0.0, "?"
+            elif line.startswith("}") and frames:
+                stack = tuple(reversed(frames))
+                if kind == "jdk.ExecutionSample":
+                    cpu[stack] += 1
+                    by_thread[thread] += 1
+                elif kind == "jdk.ObjectAllocationSample":
+                    alloc[stack] += weight
+            continue
+        text = line.strip()
+        if in_stack:
+            if text == "]":
+                in_stack = False
+            elif text != "...":
+                frames.append(text.split("(", 1)[0])
+        elif text.startswith("stackTrace = ["):
+            in_stack = True
+        elif text.startswith("weight = "):
+            weight = _weight(text[len("weight = "):])
+        elif text.startswith("sampledThread = "):
+            thread = text[len("sampledThread = "):].split('"')[1] if '"' in text else "?"
+    return cpu, alloc, dict(by_thread)
 
 
 def parse(recording: Path, home: Path) -> tuple[Stacks, Stacks, dict[str, int]]:
     """(CPU samples per stack, allocated bytes per stack, execution samples per thread name)."""
-    cmd = [_tool(home, "jfr"), "print", "--json", "--stack-depth", str(STACK_DEPTH),
+    cmd = [_tool(home, "jfr"), "print", "--stack-depth", str(STACK_DEPTH),
            "--events", "jdk.ExecutionSample,jdk.ObjectAllocationSample", str(recording)]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    if out.returncode != 0:
-        raise LabError(f"jfr print could not read {recording.name}: {out.stderr.strip()[-300:]}")
-    try:
-        events = json.loads(out.stdout)["recording"]["events"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise LabError(f"jfr print gave no events for {recording.name}: {exc}") from None
-    cpu: Stacks = Counter()
-    alloc: Stacks = Counter()
-    by_thread: Counter = Counter()
-    for e in events:
-        values = e.get("values") or {}
-        frames = ((values.get("stackTrace") or {}).get("frames")) or []
-        stack = tuple(_frame(f) for f in reversed(frames))  # JFR lists the leaf first
-        if not stack:
-            continue
-        if e.get("type") == "jdk.ExecutionSample":
-            cpu[stack] += 1
-            by_thread[((values.get("sampledThread") or {}).get("javaName")) or "?"] += 1
-        else:
-            alloc[stack] += float(values.get("weight") or 0)
-    return cpu, alloc, dict(by_thread)
+    with tempfile.TemporaryFile(mode="w+") as err, \
+            subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True) as proc:
+        try:
+            found = read_events(proc.stdout)  # streamed: a long window's text never sits in memory whole
+        finally:
+            proc.stdout.close()
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc.returncode != 0:
+            err.seek(0)
+            raise LabError(f"jfr print could not read {recording.name}: {err.read().strip()[-300:]}")
+    return found

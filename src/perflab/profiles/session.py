@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -88,7 +89,7 @@ class Window:
             return None
         try:
             return self._finish(intervals)
-        except LabError as exc:
+        except (LabError, OSError, subprocess.SubprocessError) as exc:
             self.ctx.outcome("failed", f"the profile was lost: {exc}", part=f"profile {self.point} launch {self.launch}")
             return None
         finally:
