@@ -155,6 +155,7 @@ def _apps_start(args) -> int:
 
 def _run_and_summarise(plan_obj, apps_root=None, profile: bool = False) -> int:
     from perflab import results, runner
+    from perflab.profiles import storage as profile_storage
     from perflab.profiles.settings import turned_on
     from perflab.report import summary
     from perflab.store import Store
@@ -176,6 +177,8 @@ def _run_and_summarise(plan_obj, apps_root=None, profile: bool = False) -> int:
 
                 _say("")
                 _say(summary.render(view))
+                for line in profile_storage.describe(Store(), run_id):
+                    _say(line)
                 _say(f"\nstored in {Store().path} as run {run_id}")
                 paths = write_report(Store(), run_id)
                 _say(f"report: {paths.html}\n        {paths.markdown}")

@@ -4,6 +4,7 @@ side, the sentence that names the gap's layers, and the differential flame graph
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
 
 import pytest
@@ -57,3 +58,47 @@ def test_the_differential_flame_graph_is_red_where_b_grew_and_blue_where_it_shra
     assert trace.marker.reversescale is True and trace.marker.colorscale  # RdBu reversed: positive is red
     values = dict(zip(trace.ids, trace.values))
     assert values["all;main;http"] == pytest.approx(values["all;main;http;orm"] + values["all;main;http;json"])
+
+
+def _store_profile(store, run_id: str, p) -> None:
+    """A profile's files as steady stores them (perflab.profiles.session.Window._store)."""
+    import json
+
+    from perflab.profiles import folded, storage
+
+    where = storage.folder(store, run_id, p.app, p.mode)
+    meta = {"app": p.app, "mode": p.mode, "point": p.point, "launch": 1, "requests": p.requests,
+            "measured_ms": p.measured_ms, "layers_ms": p.layers_ms, "profiler": "test"}
+    files = [where / "launch1.cpu.folded.gz", where / "launch1.alloc.folded.gz", where / "launch1.json"]
+    folded.write(files[0], p.cpu)
+    folded.write(files[1], Counter({("main", "alloc"): 4096}))
+    files[2].write_text(json.dumps(meta))
+    for f in files:
+        store.register_file(run_id, p.app, p.mode, "steady", storage.KIND, f)
+
+
+def test_the_run_report_shows_the_profiles_and_results_show_lists_them_until_pruned(workdir, capsys):
+    from perflab import cli
+    from perflab.report import write_report
+    from perflab.store import Store
+    from tests.unit.test_report import make_run
+
+    store = Store()
+    run_id = make_run(store).run_id
+    for p in (QUARKUS, SPRING):
+        _store_profile(store, run_id, p)
+    paths = write_report(store, run_id)
+    html, md = paths.html.read_text(), paths.markdown.read_text()
+    assert 'id="profiles"' in html and len(re.findall(r'"type": ?"icicle"', html)) == 3  # two flame graphs, one differential
+    assert "spring-boot/jvm uses +0.550 ms/request of CPU against quarkus/jvm" in md
+
+    assert cli.main(["results", "show", run_id]) == 0
+    shown = capsys.readouterr().out
+    assert "profiles: 6 files" in shown and "quarkus/jvm" in shown.split("profiles: ")[1]
+    assert cli.main(["results", "prune", run_id]) == 2  # without --profiles: refused, nothing removed
+    assert len(Store().files(run_id)) >= 6
+    assert cli.main(["results", "prune", run_id, "--profiles"]) == 0
+    assert "removed 6 profile files" in capsys.readouterr().out
+    assert not [f for f in Store().files(run_id) if f["kind"] == "profile"]
+    assert "profiles:" not in (cli.main(["results", "show", run_id]), capsys.readouterr().out)[1]
+    assert 'id="profiles"' not in write_report(Store(), run_id).html.read_text()
