@@ -33,6 +33,9 @@ def _node_id(path: tuple[str, ...]) -> str:
     return ROOT + "".join(f";{f}" for f in path)
 
 
+ROW_PX = 16  # a frame's row: enough for its label to be read
+
+
 def _figure(ids, labels, parents, values, colors, hover, title: str, colorbar: dict | None) -> go.Figure:
     marker = {"colors": colors}
     if colorbar is not None:
@@ -41,7 +44,8 @@ def _figure(ids, labels, parents, values, colors, hover, title: str, colorbar: d
                               marker=marker, hovertext=hover, hoverinfo="text", tiling={"orientation": "v",
                                                                                        "flip": "y"},
                               maxdepth=-1, textinfo="label"))
-    fig.update_layout(title={"text": title, "x": 0.01, "xanchor": "left"}, height=520,
+    depth = max((i.count(";") for i in ids), default=0) + 1
+    fig.update_layout(title={"text": title, "x": 0.01, "xanchor": "left"}, height=min(1400, max(360, ROW_PX * depth + 90)),
                       margin={"l": 8, "r": 8, "t": 48, "b": 8}, template="none")
     return fig
 
