@@ -20,7 +20,7 @@ from pydantic import create_model, model_validator
 from perflab import cost_assumptions
 from perflab.errors import LabError
 from perflab.kube.placement import PlacementSettings
-from perflab.profiles.settings import ProfileSettings
+from perflab.profiles.settings import ProfileSettings, check as check_profile
 from perflab.rounds import RoundSettings
 from perflab.settings import Settings, setting, validate as validate_settings
 
@@ -187,6 +187,7 @@ def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | 
         _check_scenarios(chosen, f"mode_scenarios.{mode}", source)
     data["cost"] = cost_assumptions.assumptions(data["cost"])
     _check_warm_launches(data, source)
+    check_profile(data, source)
     if known_apps is not None:
         for key in ("apps", "skip_apps"):
             bad = [a for a in data[key] if a != "all" and a not in known_apps]

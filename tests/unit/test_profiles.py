@@ -116,3 +116,10 @@ def test_profiling_is_a_plan_setting_that_changes_the_method():
         plan.validate({**base.data, "profile": {"enabled": "yes"}}, "p.toml")
     with pytest.raises(LabError, match="unknown key profile.cpu"):
         plan.validate({**base.data, "profile": {"cpu": True}}, "p.toml")
+
+
+def test_profiling_pods_on_a_cluster_is_refused_with_the_reason():
+    base = plan.load("quick")
+    with pytest.raises(LabError, match="profile.enabled needs placement.kind"):
+        plan.validate({**base.data, "profile": {"enabled": True}, "placement": {"kind": "kubernetes"}}, "p.toml")
+    plan.validate({**base.data, "placement": {"kind": "kubernetes"}}, "p.toml")  # unprofiled: as before

@@ -20,3 +20,13 @@ def turned_on(plan_obj):
 
     data = {**plan_obj.data, "profile": {**plan_obj.data["profile"], "enabled": True}}
     return plan.validate(data, plan_obj.source)
+
+
+def check(data: dict, source: str) -> None:
+    """Profiles are recorded by the lab on its own machine: not in pods on a cluster."""
+    from perflab.errors import LabError
+
+    if data["profile"]["enabled"] and data["placement"]["kind"] != "local":
+        raise LabError(f"{source}: profile.enabled needs placement.kind = \"local\": on {data['placement']['kind']} "
+                       "the apps run in pods the lab cannot attach a profiler to",
+                       fix="profile on the local placement, or set profile.enabled = false")
