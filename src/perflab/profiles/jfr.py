@@ -7,6 +7,7 @@ know a newer JDK's event fields."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 from collections import Counter
@@ -112,7 +113,10 @@ def read_events(lines: Iterable[str]) -> tuple[Stacks, Stacks, dict[str, int]]:
 
 def parse(recording: Path, home: Path) -> tuple[Stacks, Stacks, dict[str, int]]:
     """(CPU samples per stack, allocated bytes per stack, execution samples per thread name)."""
-    cmd = [_tool(home, "jfr"), "print", "--stack-depth", str(STACK_DEPTH),
+    # JDK 11 records but has no jfr tool (it came with JDK 12): a newer JDK's reads its recordings
+    own = home / "bin" / "jfr"
+    tool = str(own) if own.exists() else shutil.which("jfr") or _tool(home, "jfr")
+    cmd = [tool, "print", "--stack-depth", str(STACK_DEPTH),
            "--events", "jdk.ExecutionSample,jdk.ObjectAllocationSample", str(recording)]
     with tempfile.TemporaryFile(mode="w+") as err, \
             subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True) as proc:
