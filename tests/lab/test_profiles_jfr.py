@@ -1,6 +1,6 @@
 """Profiles from real JDK Flight Recorder recordings: a small Java program (tests/support/profiled/
 Work.java) whose time goes to Json and to Db in a proportion the test sets, recorded with the
-lab's own settings started and stopped by jcmd, read back with the JDK's jfr tool into folded
+lab's own settings started and stopped by jcmd, read back with the JDK's jfr command into folded
 stacks, attributed to layers, and two recordings compared."""
 
 from __future__ import annotations

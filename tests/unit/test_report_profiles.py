@@ -61,7 +61,7 @@ def test_the_differential_flame_graph_is_red_where_b_grew_and_blue_where_it_shra
 
 
 def _store_profile(store, run_id: str, p) -> None:
-    """A profile's files as steady stores them (perflab.profiles.session.Window._store)."""
+    """A profile's files as steady stores them (perflab.profiles.recording.Window._store)."""
     import json
 
     from perflab.profiles import folded, storage

@@ -1,7 +1,7 @@
 """JDK Flight Recorder over a window: started and stopped in the running JVM with the jcmd of the
 JDK it runs on, with the minimal settings in perflab.jfc (execution samples and throttled
 allocation samples, every other event off), and read back with that JDK's own `jfr print` into
-folded stacks. The tool of the JDK that wrote a recording always reads it; an older tool may not
+folded stacks. The jfr of the JDK that wrote a recording always reads it; an older one may not
 know a newer JDK's event fields."""
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def read_events(lines: Iterable[str]) -> tuple[Stacks, Stacks, dict[str, int]]:
 
 def parse(recording: Path, home: Path) -> tuple[Stacks, Stacks, dict[str, int]]:
     """(CPU samples per stack, allocated bytes per stack, execution samples per thread name)."""
-    # JDK 11 records but has no jfr tool (it came with JDK 12): a newer JDK's reads its recordings
+    # JDK 11 records but has no jfr command (it came with JDK 12): a newer JDK's reads its recordings
     own = home / "bin" / "jfr"
     tool = str(own) if own.exists() else shutil.which("jfr") or _tool(home, "jfr")
     cmd = [tool, "print", "--stack-depth", str(STACK_DEPTH),

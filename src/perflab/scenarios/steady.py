@@ -41,7 +41,7 @@ from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
 from perflab.plan import steady_feeds_startup
-from perflab.profiles import session as profile
+from perflab.profiles import recording as profile
 from perflab.report import timeline_charts
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario, point
 from perflab.scenarios import intervals, startup
