@@ -24,6 +24,8 @@ func main() {
 		log.Fatal(err)
 	}
 
+	servePprof(os.Getenv)
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 

@@ -153,10 +153,14 @@ def _apps_start(args) -> int:
 
 # --- run, quick, results --------------------------------------------------------------------------
 
-def _run_and_summarise(plan_obj, apps_root=None) -> int:
+def _run_and_summarise(plan_obj, apps_root=None, profile: bool = False) -> int:
     from perflab import results, runner
+    from perflab.profiles import storage as profile_storage
+    from perflab.profiles.settings import turned_on
     from perflab.report import summary
     from perflab.store import Store
+
+    plan_obj = turned_on(plan_obj) if profile else plan_obj
 
     run_id = None
     view = None
@@ -173,6 +177,8 @@ def _run_and_summarise(plan_obj, apps_root=None) -> int:
 
                 _say("")
                 _say(summary.render(view))
+                for line in profile_storage.describe(Store(), run_id):
+                    _say(line)
                 _say(f"\nstored in {Store().path} as run {run_id}")
                 paths = write_report(Store(), run_id)
                 _say(f"report: {paths.html}\n        {paths.markdown}")
@@ -196,17 +202,19 @@ def cmd_run(args) -> int:
             raise LabError("--app-jar/--app-cmd need --url http://127.0.0.1:PORT/PATH (the endpoint to load)")
         root, name, path = byo.make_app(jar=args.app_jar, cmd=args.app_cmd, url=args.url, ready_url=args.ready_url,
                                         name=args.name, jdk=args.jdk)
-        return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root)
+        return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root,
+                                  profile=args.profile)
     if not args.plan and not args.app_dir:
         raise LabError("run needs a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
                        "or --app-jar/--app-cmd")
     # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
     only = (args.apps or None) if args.plan else (args.apps or [])
-    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir, args.versions))
+    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir, args.versions),
+                              profile=args.profile)
 
 
 def cmd_quick(args) -> int:
-    return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir))
+    return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir), profile=args.profile)
 
 
 def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | None, versions: list[str] | None = None):
@@ -239,6 +247,7 @@ def cmd_results(args) -> int:
     import json as _json
 
     from perflab import results
+    from perflab.profiles import storage as profile_storage
     from perflab.report import summary
     from perflab.store import Store
 
@@ -254,11 +263,16 @@ def cmd_results(args) -> int:
             _say(f"{r['id']}  {started}  {r['plan_name']:<8} {r['status']:<11} {n:>5} figures  method {r['method_hash']}")
         return 0
     if not args.run:
-        raise LabError("results show needs a run id (or 'last')", fix="./perflab results list")
+        raise LabError(f"results {args.action} needs a run id (or 'last')", fix="./perflab results list")
     view = results.load(store, args.run)
     if view is None:
         raise LabError(f"no run {args.run!r} in {store.path}", fix="./perflab results list")
+    if args.action == "prune":
+        return profile_storage.cli_prune(store, view.id, args.profiles)
     _say(_json.dumps(view.to_dict(), indent=2, default=str) if args.json else summary.render(view))
+    if not args.json:
+        for line in profile_storage.describe(store, view.id):
+            _say(line)
     return 0
 
 
@@ -287,6 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--apps", nargs="*", help="only these apps (default: all)")
     q.add_argument("--app-dir", action="append", metavar="DIR",
                    help="also measure your own app described by DIR/perflab.toml (repeatable)")
+    q.add_argument("--profile", action="store_true", help="profile CPU and allocations over steady's measured windows (plan profile.enabled; the figures are "
+                        "marked profiled; docs/profiles.md)")
     q.set_defaults(func=cmd_quick)
 
     r = sub.add_parser("run", help="run a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
@@ -310,15 +326,18 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--ready-url", help="with --app-jar/--app-cmd: readiness URL (default: --url)")
     r.add_argument("--name", help="with --app-jar/--app-cmd: a name for the results")
     r.add_argument("--jdk", type=int, default=17, help="with --app-jar: the JDK to run it on (default 17)")
+    r.add_argument("--profile", action="store_true", help="profile CPU and allocations over steady's measured windows (plan profile.enabled; the figures are "
+                        "marked profiled; docs/profiles.md)")
     r.set_defaults(func=cmd_run)
 
     st = sub.add_parser("settings", help="every plan table and key: type, default, unit and meaning (from the scenarios)")
     st.set_defaults(func=cmd_settings)
 
-    res = sub.add_parser("results", help="stored runs: list, or show one (summary or --json)")
-    res.add_argument("action", choices=["list", "show"])
+    res = sub.add_parser("results", help="stored runs: list, show one (summary or --json), or prune its profiles")
+    res.add_argument("action", choices=["list", "show", "prune"])
     res.add_argument("run", nargs="?", help="run id, a unique prefix of it, or 'last'")
     res.add_argument("--json", action="store_true", help="show: the whole run as JSON (figures with their summaries)")
+    res.add_argument("--profiles", action="store_true", help="prune: remove the run's profiles (its figures stay)")
     res.set_defaults(func=cmd_results)
 
     d = sub.add_parser("doctor", help="check JDKs, Maven, PostgreSQL, wrk, cgroups; install missing Debian packages as root")
@@ -355,6 +374,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "versions are compared, see docs/versions.md)")
     cmp_.add_argument("--fail-above", type=float, metavar="PCT",
                       help="exit 1 when a change is worse beyond the noise by more than PCT percent (a CI gate)")
+    cmp_.add_argument("--profile", action="store_true",
+                      help="also set the runs' profiles side by side: a differential flame graph and ms/request "
+                           "gained or lost per layer, per app/mode both runs profiled")
     cmp_.add_argument("--force", action="store_true", help="compare even if the runs' methods differ (every line is flagged)")
     cmp_.add_argument("--out", help="HTML file to write (default .perflab/reports/compare-A-vs-B.html)")
     cmp_.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_compare"]).cli_compare(a))

@@ -22,6 +22,7 @@ from perflab.errors import LabError
 from perflab.isolate import cpu_quota
 from perflab.isolate.topology import online_cpus
 from perflab.kube.placement import PlacementSettings
+from perflab.profiles.settings import ProfileSettings, check as check_profile
 from perflab.rounds import RoundSettings
 from perflab.settings import Settings, setting, validate as validate_settings
 
@@ -76,6 +77,7 @@ def _top_level_fields() -> dict[str, Any]:
         "topology": (TopologySettings, setting(TopologySettings())),
         "placement": (PlacementSettings, setting(PlacementSettings())),
         "rounds": (RoundSettings, setting(RoundSettings())),
+        "profile": (ProfileSettings, setting(ProfileSettings())),
         "sample_hz": (float, setting(20.0, "RSS and CPU samples a second, exec to exit", "Hz", gt=0, le=200)),
         "verify": (bool, setting(True, "check the contract before measuring an app/mode")),
         "cv_threshold": (float, setting(0.10, "a CV above this marks a figure noisy", "ratio", gt=0)),
@@ -201,6 +203,7 @@ def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | 
     data["cost"] = cost_assumptions.assumptions(data["cost"])
     _check_warm_launches(data, source)
     check_versions(data["versions"], source)
+    check_profile(data, source)
     if known_apps is not None:
         bad = [a for a in data["versions"] if a not in known_apps]
         if bad:

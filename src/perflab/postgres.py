@@ -391,11 +391,16 @@ def create_app_database(conn: Connection, app_name: str, files: list[tuple[str, 
 
 
 STATEMENT_STATS = "pg_stat_statements"
+# "off": the private server starts without pg_stat_statements (bench/own_cost.py statements measures
+# what counting statements costs the database's CPU with it on and off)
+STATEMENT_STATS_ENV = "PERFLAB_STATEMENT_STATS"
 
 
 def _preload_option(bindir: Path) -> str:
     """The server option that loads pg_stat_statements, or "" when this installation lacks it
     (the statement counts are then "not available", the server starts as before)."""
+    if os.environ.get(STATEMENT_STATS_ENV, "").lower() == "off":
+        return ""
     try:
         libdir = subprocess.run([str(bindir / "pg_config"), "--pkglibdir"], capture_output=True, text=True,
                                 timeout=20).stdout.strip()

@@ -73,11 +73,12 @@ def cli_report(args) -> int:
 
 
 def cli_compare(args) -> int:
-    """`perflab compare A [B] [--force] [--out FILE] [--fail-above PCT]`: args.run_a, args.run_b (A is
-    the baseline; without B, A's consecutive framework versions are compared), args.force (compare
-    runs of different methods anyway), args.out (the HTML file; default reports/compare-A-vs-B.html
-    in the work directory), args.fail_above (exit 1 when a change is worse beyond the noise by more
-    than this many percent). Prints the comparison; exit 0 otherwise."""
+    """`perflab compare A [B] [--force] [--profile] [--out FILE] [--fail-above PCT]`: args.run_a, args.run_b
+    (A is the baseline; without B, A's consecutive framework versions are compared), args.force
+    (compare runs of different methods anyway), args.out (the HTML file; default
+    reports/compare-A-vs-B.html in the work directory), args.profile (also the profiles' differential
+    views, beside it as ...-profiles.html), args.fail_above (exit 1 when a change is worse beyond the
+    noise by more than this many percent). Prints the comparison; exit 0 otherwise."""
     from perflab.report import compare, gate, versions
 
     store = Store()
@@ -98,6 +99,11 @@ def cli_compare(args) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(compare.render_html(result), encoding="utf-8")
         print(f"\nHTML: {path}", flush=True)
+        if getattr(args, "profile", False):
+            from perflab.report import profiles
+
+            for line in profiles.compare_runs(store, a.id, b.id, path.with_name(path.stem + "-profiles.html")):
+                print(line, flush=True)
         found = gate.run_regressions(result, threshold) if threshold is not None else []
     if threshold is None:
         return 0

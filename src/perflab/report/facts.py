@@ -14,6 +14,7 @@ from perflab.report.tables import fmt_published
 from perflab.report.timelines import MalformedTimeline, TimelineRow, read_timeline
 from perflab.results import RunView
 from perflab.store import Store
+from perflab.profiles import merged
 
 
 @dataclass
@@ -28,6 +29,7 @@ class RunExtras:
     # scenario -> app/mode -> the intervals of all its launches, by launch and time
     timelines: dict[str, dict[str, list[TimelineRow]]] = field(default_factory=dict)
     unread: dict[str, list[str]] = field(default_factory=dict)  # scenario -> "app/mode file: why" per file left out
+    profiles: list = field(default_factory=list)  # perflab.profiles.merged.Profile per app/mode and point
 
     def chart_inputs(self, scenario: str) -> ChartInputs:
         return ChartInputs(self.samples.get(scenario, {}), self.timelines.get(scenario, {}),
@@ -70,6 +72,7 @@ def load_extras(store: Store, run_id: str) -> RunExtras:
     for by_target in extras.timelines.values():
         for rows in by_target.values():
             rows.sort(key=lambda r: (r.launch, r.t_s))
+    extras.profiles = merged.load(store, run_id)
     return extras
 
 

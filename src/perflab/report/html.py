@@ -17,7 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from perflab import registry
-from perflab.report import charts, cost, findings, ratios
+from perflab.report import charts, cost, findings, profiles, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods, projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
@@ -198,10 +198,13 @@ def render(view: RunView, extras: RunExtras) -> str:
     found = findings_view(view, extras, colors, ids)
     sections = [scenario_view(view, s, extras, colors, [r for r in claim_results if r.claim.where.scenario == s], ids)
                 for s in scenarios]
-    has_charts = any(s["charts"] for s in sections) or bool(found and found["charts"])
+    profiled = profiles.section(extras.profiles, ids)
+    if profiled:
+        toc.insert(-1, ("profiles", "Profiles"))
+    has_charts = any(s["charts"] for s in sections) or bool(found and found["charts"]) or bool(profiled)
     return templates().get_template("report.html.j2").render(
         view=view, started=started, targets=", ".join(view.targets()) or "none", toc=toc, findings=found,
         environment=environment_rows(view), method=method_view(view, extras), verdicts=verdict_view(claim_results),
         contradictions=contradiction_rows(), projection=projection_view(view), not_transcribed=NOT_TRANSCRIBED,
         missing=missing(view), not_in_plan=not_in_plan(view), scenarios=sections, cost=cost_view(view),
-        studies=list(STUDIES.items()), plotly_js=Markup(charts.plotly_js()) if has_charts else "")
+        studies=list(STUDIES.items()), profiles=profiled, plotly_js=Markup(charts.plotly_js()) if has_charts else "")

@@ -3,10 +3,11 @@ reading in a terminal, a pull request or a wiki."""
 
 from __future__ import annotations
 
+import itertools
 import time
 
 from perflab import registry
-from perflab.report import cost, findings, ratios
+from perflab.report import cost, findings, profiles, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
 from perflab.report.published import projection as published_projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
@@ -134,6 +135,19 @@ def cost_md(view: RunView) -> str:
     return "\n\n".join(out)
 
 
+def profiles_md(extras: RunExtras) -> list[str]:
+    """The profiles' tables and the differential views' sentences (their flame graphs are in the HTML)."""
+    found = profiles.section(extras.profiles, itertools.count(1))
+    if found is None:
+        return []
+    out = ["## Where the CPU goes: profiles", "_Flame graphs are in the HTML report; docs/profiles.md explains them._"]
+    for block in found["blocks"]:
+        out += [f"### {block['title']}"] + [text_table_md(t) for t in block["tables"]]
+    for d in found["diffs"]:
+        out += [f"### {d['title']}", d["sentence"]] + [text_table_md(t) for t in d["tables"]]
+    return out
+
+
 def render(view: RunView, extras: RunExtras) -> str:
     claim_results = ratios.evaluate_all(view)
     started = time.strftime("%Y-%m-%d %H:%M", time.localtime(view.started_at)) if view.started_at else "?"
@@ -198,6 +212,7 @@ def render(view: RunView, extras: RunExtras) -> str:
         if claims:
             out.append("### Published figures beside these")
             out += [claim_md(r) for r in claims]
+    out += profiles_md(extras)
     out += ["## Cost model (LAB-2020)", cost_md(view)]
     out.append("---\nStudies: " + "; ".join(f"{k} {s.title}: {s.setting}" for k, s in STUDIES.items()))
     return "\n\n".join(out) + "\n"

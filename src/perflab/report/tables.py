@@ -29,6 +29,8 @@ FLAG_HELP = {
     "within-noise": "the chosen memory or the next smaller one lies within the steps' noise of the 90 % line",
     "load-side-bound": "the driver and the database, sharing a CPU, were nearly all busy while the app had CPU "
                        "to spare: the figure is a lower bound",
+    "profiled": "measured with the CPU and allocation profiler on (plan profile.enabled): not comparable "
+                "with an unprofiled run's figure without its overhead (docs/profiles.md)",
     "not-steady": "measured without reaching steady state (the plan's maximum warm-up): see its timeline",
     "held-back": "in some measured intervals the app used well under its usual share of its CPU: something "
                  "outside it (the load side, another process on its CPU, the host) held it back; see its timeline",

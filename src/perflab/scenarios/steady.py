@@ -41,6 +41,7 @@ from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
 from perflab.plan import steady_feeds_startup
+from perflab.profiles import recording as profile
 from perflab.report import timeline_charts
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario, point
 from perflab.scenarios import intervals, startup
@@ -249,19 +250,26 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
     # GC, JIT and SQL are read over the intervals after the window (reading them costs a few
     # hundred ms of the driver's CPU: not on every interval); at least half a window of them
     before, after_window = _evidence_now(ctx, jvm_pid), len(run.measured)
-    while True:  # measurement: until the mean is as precise as asked, or the maximum
-        got = precision([i.result.rps for i in run.measured])
-        enough = len(run.measured) - after_window >= max(3, rule.window // 2)
-        if got is not None and got.relative <= cfg.precision and len(run.measured) >= rule.window and enough:
-            break
-        if ctx.measure_intervals is not None and len(run.measured) >= ctx.measure_intervals and enough:
-            break  # launches differ far more than intervals do: more intervals would buy little
-        if time.monotonic() - started >= cfg.measure_max_s:
-            break
-        inst.check_alive()
-        run.measured.append(_interval(ctx, inst, p, "measure", db))
-        ctx.progress.update(f"launch {launch} {label}: measuring, "
-                            f"{len(run.measured)} intervals" + (f", +-{got.relative:.1%}" if got else ""))
+    profiling = profile.Window(ctx, inst, launch, label, jvm_pid)  # over the same intervals, when asked
+    profiling.start()
+    try:
+        while True:  # measurement: until the mean is as precise as asked, or the maximum
+            got = precision([i.result.rps for i in run.measured])
+            enough = len(run.measured) - after_window >= max(3, rule.window // 2)
+            if got is not None and got.relative <= cfg.precision and len(run.measured) >= rule.window and enough:
+                break
+            if ctx.measure_intervals is not None and len(run.measured) >= ctx.measure_intervals and enough:
+                break  # launches differ far more than intervals do: more intervals would buy little
+            if time.monotonic() - started >= cfg.measure_max_s:
+                break
+            inst.check_alive()
+            run.measured.append(_interval(ctx, inst, p, "measure", db))
+            ctx.progress.update(f"launch {launch} {label}: measuring, "
+                                f"{len(run.measured)} intervals" + (f", +-{got.relative:.1%}" if got else ""))
+    except BaseException:
+        profiling.abandon()  # the app failed or the run was stopped: no profile, nothing left behind
+        raise
+    profiling.stop(run.measured[after_window:])
     if len(run.measured) > after_window:
         run.evidence = _evidence(before, _evidence_now(ctx, jvm_pid), run.measured[after_window:])
     _check_measurement(run, rule)
@@ -312,7 +320,7 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     rps = requests / seconds if seconds else 0.0
     got = precision([i.result.rps for i in measured])
     steady = run.steady_at_s is not None
-    flags = [] if steady else ["not-steady"]
+    flags = ([] if steady else ["not-steady"]) + (["profiled"] if profile.enabled(ctx) else [])
     if any(i.result.errors.total for i in measured):
         flags.append("errors")
     if any(i.result.driver_bound for i in measured):
@@ -436,7 +444,7 @@ def launch(ctx: Context, launch: int) -> LaunchResult | None:
     one with the most connections, as steady_report.headline_cells takes it) with that point's
     measured intervals. Raises AppFailed when the instance fails."""
     cfg: SteadySettings = ctx.settings
-    inst = ctx.launch(f"steady{launch}")
+    inst = ctx.launch(f"steady{launch}", profile.launch_spec(ctx))
     rows: list[list] = []
     measured: dict[int, LaunchResult] = {}
     try:
