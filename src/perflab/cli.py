@@ -153,15 +153,19 @@ def _apps_start(args) -> int:
 
 # --- run, quick, results --------------------------------------------------------------------------
 
-def _run_and_summarise(plan_obj, apps_root=None) -> int:
-    from perflab import results, runner
+def _run_and_summarise(plan_obj, apps_root=None, args=None, resumed=None) -> int:
+    from perflab import dryrun, results, runner
     from perflab.report import summary
     from perflab.store import Store
 
+    if not dryrun.before_run(plan_obj, apps_root, dry_run=getattr(args, "dry_run", False), say=_say,
+                             limit_h=getattr(args, "max_hours", None), yes=getattr(args, "yes", False),
+                             done=set(resumed.done) if resumed else frozenset()):
+        return 0
     run_id = None
     view = None
     try:
-        run_id = runner.run_plan(plan_obj, say=_say, apps_root=apps_root)
+        run_id = runner.run_plan(plan_obj, say=_say, apps_root=apps_root, resumed=resumed)
     finally:
         if run_id is None:
             last = Store().run("last")
@@ -190,17 +194,37 @@ def cmd_run(args) -> int:
             raise LabError("--app-jar/--app-cmd need --url http://127.0.0.1:PORT/PATH (the endpoint to load)")
         root, name, path = byo.make_app(jar=args.app_jar, cmd=args.app_cmd, url=args.url, ready_url=args.ready_url,
                                         name=args.name, jdk=args.jdk)
-        return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root)
+        return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root,
+                                  args=args)
+    if args.resume:
+        from perflab import resume
+        from perflab.store import Store
+
+        resumed = resume.load(Store(), args.resume)
+        if args.plan and args.plan not in (resumed.plan.name, resumed.plan.source) or args.apps or args.app_dir:
+            raise LabError(f"--resume goes on with run {resumed.run_id}'s own plan ({resumed.plan.name}) as it was",
+                           fix=f"./perflab run --resume {resumed.run_id} (without a plan, --apps or --app-dir)")
+        return _run_and_summarise(resumed.plan, args=args, resumed=resumed)
     if not args.plan and not args.app_dir:
         raise LabError("run needs a plan (quick, full, sizing, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
                        "or --app-jar/--app-cmd")
     # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
     only = (args.apps or None) if args.plan else (args.apps or [])
-    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir))
+    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir), args=args)
 
 
 def cmd_quick(args) -> int:
-    return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir))
+    return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir), args=args)
+
+
+def _add_cost_options(parser) -> None:
+    parser.add_argument("--dry-run", action="store_true",
+                        help="only show what would run, what is unavailable here and why, and the estimated time per "
+                             "app/mode and scenario with a total; builds and starts nothing")
+    parser.add_argument("--max-hours", type=float, metavar="H",
+                        help="a run estimated above H hours asks first on a terminal and is refused elsewhere unless "
+                             "--yes (default: PERFLAB_MAX_HOURS, else 4)")
+    parser.add_argument("--yes", action="store_true", help="run even when the estimate is above --max-hours")
 
 
 def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | None):
@@ -276,6 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--apps", nargs="*", help="only these apps (default: all)")
     q.add_argument("--app-dir", action="append", metavar="DIR",
                    help="also measure your own app described by DIR/perflab.toml (repeatable)")
+    _add_cost_options(q)
     q.set_defaults(func=cmd_quick)
 
     r = sub.add_parser("run", help="run a plan (quick, full, sizing, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
@@ -296,6 +321,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--ready-url", help="with --app-jar/--app-cmd: readiness URL (default: --url)")
     r.add_argument("--name", help="with --app-jar/--app-cmd: a name for the results")
     r.add_argument("--jdk", type=int, default=17, help="with --app-jar: the JDK to run it on (default 17)")
+    r.add_argument("--resume", metavar="RUN", help="go on with an interrupted or failed run (its id, a prefix or 'last') "
+                                                   "at its first unfinished step, with its plan and method; refused when "
+                                                   "the method or an app's sources changed")
+    _add_cost_options(r)
     r.set_defaults(func=cmd_run)
 
     st = sub.add_parser("settings", help="every plan table and key: type, default, unit and meaning (from the scenarios)")
