@@ -132,7 +132,8 @@ def render(cost: Cost, short: bool = False) -> str:
                      + ("" if short else " (" + ", ".join(f"{b.label} {fmt_duration(b.seconds)}" for b in cost.builds) + ")"))
     for t in cost.targets:
         if t.unavailable:
-            lines.append(f"  {t.label}: unavailable here: {t.unavailable}")
+            why = t.unavailable.split("; ")[0] if short else t.unavailable  # the short form: its first clause
+            lines.append(f"  {t.label}: unavailable here: {why}")
             continue
         head = f"  {t.label}: {fmt_duration(t.seconds)}"
         if t.round_launches:
