@@ -62,6 +62,7 @@ class Cost:
     pace: float
     pace_runs: int
     done_steps: int = 0  # a resumed run: the steps already finished (not in the estimate)
+    added_rounds: int = 0  # rounds added to settle a ratio in earlier runs here (in the estimate)
 
     @property
     def total_s(self) -> float:
@@ -111,9 +112,12 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
         costs.append(cost)
     rounds = runner.planned_rounds(plan, targets)
     round_parts = [part(s) for s in runner.round_steps(plan, targets, 1, rounds) if s.label not in done]
-    extra = plan.settings("rounds").max_rounds if rounds else 0
-    return Cost(plan.name, costs, builds, rounds, sum(p.seconds for p in round_parts), extra, pace, pace_runs,
-                len(done))
+    extra = max(0, plan.settings("rounds").max_rounds - rounds) if rounds else 0  # max_rounds counts them all
+    # rounds added to settle a ratio: as many as the earlier runs of this plan and method here added
+    added = [Part(f"round {n}", earlier[f"round {n}"], True) for n in range(rounds + 1, rounds + extra + 1)
+             if f"round {n}" in earlier and f"round {n}" not in done]
+    return Cost(plan.name, costs, builds, rounds, sum(p.seconds for p in round_parts + added), extra, pace,
+                pace_runs, len(done), len(added))
 
 
 def _basis(cost: Cost) -> str:
@@ -149,8 +153,10 @@ def render(cost: Cost, short: bool = False) -> str:
         for name, where in t.elsewhere:
             lines.append(f"      {name:<28} runs on {where} only (the plan's run_on)")
     if cost.rounds:
-        lines.append(f"  rounds: {cost.rounds} planned, {fmt_duration(cost.rounds_s)}; up to {cost.max_extra_rounds} "
-                     "more while a headline ratio is not settled (not in the estimate)")
+        more = (f"{cost.added_rounds} added as in earlier runs here" if cost.added_rounds
+                else "none added in the estimate")
+        lines.append(f"  rounds: {cost.rounds} planned, {more}, {fmt_duration(cost.rounds_s)}; up to "
+                     f"{cost.max_extra_rounds} more while a headline ratio is not settled")
     return "\n".join(lines)
 
 

@@ -100,3 +100,18 @@ def test_a_limit_from_the_environment_must_be_a_number(monkeypatch):
         dryrun.max_hours(None)
     monkeypatch.setenv("PERFLAB_MAX_HOURS", "6")
     assert dryrun.max_hours(None) == 6.0 and dryrun.max_hours(2.5) == 2.5
+
+
+def test_rounds_earlier_runs_added_to_settle_a_ratio_are_in_the_estimate(store):
+    quick = plan.load("quick")
+    targets = runner.select_targets(quick)
+    planned = runner.planned_rounds(quick, targets)
+    method = method_hash(quick.data, ENV)
+    before = dryrun.estimate(quick, targets, store, method)
+    assert before.added_rounds == 0 and before.max_extra_rounds == quick.settings("rounds").max_rounds - planned
+    _record(store, quick.data, {f"round {planned + 1}": (60.0, 90.0), f"round {planned + 2}": (60.0, 80.0)})
+    after = dryrun.estimate(quick, targets, store, method)
+    assert after.added_rounds == 2
+    assert "2 added as in earlier runs here" in dryrun.render(after)
+    # the planned rounds now run at the machine's pace (170/120), the added ones as measured
+    assert after.rounds_s == pytest.approx(before.rounds_s * 170.0 / 120.0 + 170.0)
