@@ -53,9 +53,13 @@ def load(store: Store, ref: str) -> Resumed:
     data = json.loads(row["plan_json"])
     if data.get("placement", {}).get("kind") == "kubernetes":
         raise LabError(f"run {row['id']} ran on Kubernetes: only local runs can be resumed")
+    done = store.done_steps(row["id"])
+    if any(at == 0.0 for at in done.values()):
+        raise LabError(f"run {row['id']} was recorded by an older perflab, which did not store when its steps ended",
+                       fix=f"run the plan again: ./perflab run {data.get('name', 'PLAN')}")
     plan = plans.validate(data, f"run {row['id']}'s plan")
     return Resumed(row["id"], plan, json.loads(row["environment_json"] or "{}"), row["method_hash"],
-                   row["started_at"], store.done_steps(row["id"]))
+                   row["started_at"], done)
 
 
 def check_sources(resumed: Resumed, targets: list["Target"]) -> None:

@@ -1,0 +1,96 @@
+"""Resuming a run, without processes: what is refused and why, what a resumed run removes before it
+goes on, and which launch rounds it keeps."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from perflab import plan, resume, runner
+from perflab.apps.building import source_hash
+from perflab.errors import LabError
+from perflab.store import Store
+from tests.conftest import write_standin_app
+
+PLAN = {"name": "resume-unit", "apps": ["alpha"], "scenarios": ["startup"], "verify": False}
+ENV = {"cpu_model": "test cpu", "cpus_online": 2}
+
+
+@pytest.fixture
+def store(workdir, tmp_path, monkeypatch):
+    monkeypatch.setenv("PERFLAB_APPS_DIR", str(tmp_path / "apps"))
+    write_standin_app(tmp_path / "apps", "alpha")
+    st = Store()
+    yield st
+    st.close()
+
+
+def _interrupted(st: Store, env: dict = ENV) -> str:
+    data = plan.validate(PLAN, "test").data
+    run_id = st.begin_run(data, env)
+    st.add_step(run_id, "alpha/jvm startup", 10.0, 9.0)
+    st.finish_run(run_id, "interrupted")
+    return run_id
+
+
+def test_a_complete_or_unknown_run_is_refused(store):
+    run_id = _interrupted(store)
+    store.finish_run(run_id, "complete")
+    with pytest.raises(LabError, match="is complete: nothing to resume"):
+        resume.load(store, run_id)
+    with pytest.raises(LabError, match="no run 'nope'"):
+        resume.load(store, "nope")
+
+
+def test_a_run_whose_steps_have_no_end_time_is_refused(store):
+    run_id = _interrupted(store)
+    store.db.execute("UPDATE steps SET finished_at=NULL WHERE run_id=?", (run_id,))
+    with pytest.raises(LabError, match="older perflab"):
+        resume.load(store, run_id)
+
+
+def test_a_changed_method_is_refused_and_an_unchanged_one_reopens_the_run(store):
+    run_id = _interrupted(store)
+    resumed = resume.load(store, run_id)
+    targets = runner.select_targets(resumed.plan)
+    with pytest.raises(LabError, match="method changed"):
+        resume.reopen(store, resumed, resumed.plan, {**ENV, "cpus_online": 4}, targets, lambda m: None)
+    assert store.run(run_id)["status"] == "interrupted"
+    said = []
+    assert resume.reopen(store, resumed, resumed.plan, ENV, targets, said.append) == run_id
+    assert store.run(run_id)["status"] == "running" and "1 finished step(s) kept" in said[0]
+
+
+def test_changed_sources_are_refused_before_any_build(store, tmp_path):
+    run_id = _interrupted(store)
+    resumed = resume.load(store, run_id)
+    targets = runner.select_targets(resumed.plan)
+    with pytest.raises(LabError, match="did not record its apps' sources"):
+        resume.check_sources(resumed, targets)
+    resumed.environment["sources"] = {"alpha": source_hash(targets[0].app)}
+    resume.check_sources(resumed, targets)  # unchanged: goes on
+    (tmp_path / "apps" / "alpha" / "src" / "version.txt").write_text("2\n")
+    with pytest.raises(LabError, match="sources of alpha changed"):
+        resume.check_sources(resumed, targets)
+
+
+def test_what_the_interrupted_step_stored_goes_and_what_finished_steps_stored_stays(store):
+    run_id = _interrupted(store)
+    store.add_figure(run_id, "alpha", "jvm", "startup", "ready_ms", 100.0, "ms")
+    cutoff = time.time()
+    time.sleep(0.01)
+    store.add_figure(run_id, "alpha", "jvm", "steady", "rps", 5.0, "req/s", repeat=2)  # the step in flight
+    store.add_figure(run_id, "beta", "jvm", "sweep", "rps", 7.0, "req/s")  # an app/mode that failed
+    store.add_outcome(run_id, "alpha", "jvm", "aot", "skipped", "does not apply")
+    gone = store.forget(run_id, after=cutoff, parts=[("beta", "jvm", "sweep")], outcome_statuses=["skipped"])
+    assert gone == 2
+    assert [(f.scenario, f.metric) for f in store.figures(run_id)] == [("startup", "ready_ms")]
+    assert store.outcomes(run_id) == []
+
+
+def test_only_the_launches_of_rounds_that_ended_are_kept():
+    record = {"launches": [{"round": 1, "label": "a/jvm"}, {"round": 2, "label": "a/jvm"},
+                           {"round": 3, "label": "a/jvm"}]}
+    assert [e["round"] for e in resume.kept_launches(record, {"round 1", "round 2"})] == [1, 2]
+    assert resume.kept_launches(None, {"round 1"}) == []
