@@ -78,16 +78,20 @@ def check_sources(resumed: Resumed, targets: list["Target"]) -> None:
                            fix=f"restore them, or run the plan again: ./perflab run {resumed.plan.name}")
 
 
-def reopen(store: Store, resumed: Resumed, plan: plans.Plan, env: dict, targets: list["Target"],
-           say: Callable[[str], None]) -> str:
-    """Check the method, remove what the unfinished steps had stored, and mark the run running."""
-    from perflab import runner
-
+def check_method(resumed: Resumed, plan: plans.Plan, env: dict) -> None:
+    """The run's method (plan, machine, JDKs, frameworks, drivers) must be the one it began with."""
     method = method_hash(plan.data, env)
     if method != resumed.method:
         raise LabError(f"the lab's method changed since run {resumed.run_id} began (method {resumed.method}, now "
                        f"{method}: the plan, the machine or a JDK, framework or driver version differs)",
                        fix=f"run the plan again: ./perflab run {resumed.plan.name}")
+
+
+def reopen(store: Store, resumed: Resumed, plan: plans.Plan, targets: list["Target"],
+           say: Callable[[str], None]) -> str:
+    """Remove what the unfinished steps had stored, and mark the run running again."""
+    from perflab import runner
+
     cutoff = max(resumed.done.values(), default=resumed.started_at)
     parts: list[tuple[str, str, str]] = []
     for t in targets:

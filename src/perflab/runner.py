@@ -242,6 +242,10 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
     for sc in _planned_anywhere(plan, targets):
         if sc.setup is not None:  # tools and references a scenario needs, before anything is launched
             sc.setup(plan.settings(sc.name), say)
+    frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
+    env = environment.for_run(frameworks, setup, topology, used_jdks)
+    if resumed is not None:  # a changed lab is refused now, before the builds
+        resume.check_method(resumed, plan, env)
     builds: dict[str, Any] = {}
     variants: dict[str, apps.App] = {}
     for t in targets:
@@ -250,8 +254,6 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
             builds[variant.build_key] = apps.build(variant, log=say)
             variants[variant.build_key] = variant
 
-    frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
-    env = environment.for_run(frameworks, setup, topology, used_jdks)
     env["sources"] = {key: build.hash for key, build in builds.items()}  # a resumed run must find them unchanged
     store = Store()
     for t in targets:  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
@@ -260,7 +262,7 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
     if resumed is None:
         run_id = store.begin_run(plan.data, env)
     else:
-        run_id = resume.reopen(store, resumed, plan, env, targets, say)
+        run_id = resume.reopen(store, resumed, plan, targets, say)
     # earlier complete runs of the same plan (same method) on this machine: each step is expected to
     # take what it took there; the whole runs' durations set the start of the estimates' scale
     method = method_hash(plan.data, env)

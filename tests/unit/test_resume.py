@@ -55,10 +55,10 @@ def test_a_changed_method_is_refused_and_an_unchanged_one_reopens_the_run(store)
     resumed = resume.load(store, run_id)
     targets = runner.select_targets(resumed.plan)
     with pytest.raises(LabError, match="method changed"):
-        resume.reopen(store, resumed, resumed.plan, {**ENV, "cpus_online": 4}, targets, lambda m: None)
-    assert store.run(run_id)["status"] == "interrupted"
+        resume.check_method(resumed, resumed.plan, {**ENV, "cpus_online": 4})
+    resume.check_method(resumed, resumed.plan, dict(ENV))
     said = []
-    assert resume.reopen(store, resumed, resumed.plan, ENV, targets, said.append) == run_id
+    assert resume.reopen(store, resumed, resumed.plan, targets, said.append) == run_id
     assert store.run(run_id)["status"] == "running" and "1 finished step(s) kept" in said[0]
 
 
