@@ -155,8 +155,9 @@ def render(cost: Cost, short: bool = False) -> str:
     if cost.rounds:
         more = (f"{cost.added_rounds} added as in earlier runs here" if cost.added_rounds
                 else "none added in the estimate")
-        lines.append(f"  rounds: {cost.rounds} planned, {more}, {fmt_duration(cost.rounds_s)}; up to "
-                     f"{cost.max_extra_rounds} more while a headline ratio is not settled")
+        lines.append(f"  rounds: {cost.rounds} planned, {more}, {fmt_duration(cost.rounds_s)}"
+                     + (f"; up to {cost.max_extra_rounds} more while a headline ratio is not settled"
+                        if cost.max_extra_rounds else ""))
     return "\n".join(lines)
 
 
