@@ -143,7 +143,8 @@ def check(plan: "Plan", targets: list["Target"], setup: isolate.CgroupSetup, say
         say(f"check: limits will not be enforced ({setup.reason}); CPU affinity only")
     fixed = check_ports(targets)
     used = require_jdks(plan, targets, say)
-    say(f"check: database, disk ({', '.join(f'{n.free_mb // 1024} GB free of {n.need_mb / 1024:.1f} needed' for n in needs)}), "
-        f"cgroups ({setup.kind}), JDKs ({', '.join(map(str, sorted(used))) or 'none'}) ready; "
-        + (f"ports {', '.join(map(str, fixed))} free, the others" if fixed else "ports: each") + " chosen free at launch")
+    disk = "; ".join(f"{n.need_mb / 1024:.1f} GB needed, {n.free_mb // 1024} GB free in {n.folder}" for n in needs)
+    say(f"check: database, disk ({disk}), cgroups ({setup.kind}), JDKs ({', '.join(map(str, sorted(used))) or 'none'}) "
+        "ready; " + (f"ports {', '.join(map(str, fixed))} free, the others" if fixed else "ports: each")
+        + " chosen free at launch")
     return used
