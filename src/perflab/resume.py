@@ -8,8 +8,9 @@ had stored, is removed first, so that no figure is stored twice. Launch rounds t
 with their values (the rounds' record in the run's environment), and the remaining ones run in the
 same seeded order.
 
-Preparations (Phase.PREPARE, e.g. training an AOT cache) are made again for every app/mode: the
-launches still to come need what they produce; their figures replace the earlier ones.
+A preparation that ended (Phase.PREPARE, e.g. training an AOT cache) gives the launches still to come
+what it left (the trained cache, Scenario.reuse); one that left nothing usable is made again, its
+figures replacing the earlier ones.
 
 Refused, with the reason, when the run is complete, when the lab's method changed (the method hash:
 plan, machine, JDKs, frameworks, drivers) or when an app's sources changed since the run began.
@@ -98,10 +99,9 @@ def reopen(store: Store, resumed: Resumed, plan: plans.Plan, targets: list["Targ
         # a scenario whose launches all run in the rounds has no step of its own: the rounds' record keeps it
         planned = {s.label for s in runner.target_steps(plan, t)}
         scenarios = runner.target_scenarios(plan, t)
-        prepare = [sc.name for sc in scenarios if sc.phase is Phase.PREPARE]
         again = [sc.name for sc in scenarios if sc.phase is not Phase.PREPARE
                  and f"{t.label} {sc.name}" in planned and f"{t.label} {sc.name}" not in resumed.done]
-        parts += [(t.app.name, t.mode, name) for name in prepare + again]
+        parts += [(t.app.name, t.mode, name) for name in again]
         if again:
             parts.append((t.app.name, t.mode, "run"))  # a failed app/mode is tried again
     gone = store.forget(resumed.run_id, after=cutoff, parts=parts, outcome_statuses=REWRITTEN_OUTCOMES)

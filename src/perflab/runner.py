@@ -10,6 +10,7 @@ the run goes on; Ctrl-C stops cleanly and keeps the rest.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import time
 from dataclasses import dataclass, field, replace
@@ -337,6 +338,22 @@ def _done_before(lab: Lab, label: str) -> bool:
     return True
 
 
+def _prepared_before(lab: Lab, target: Target, sc: Scenario, state: "_TargetState") -> bool:
+    """A resumed run's preparation that ended before: the launches still to come need its result,
+    taken from what it left when the scenario can (sc.reuse), else it runs again, its figures replaced."""
+    label = f"{target.label} {sc.name}"
+    if label not in lab.done_steps:
+        return False
+    result = sc.reuse(_context(lab, target, sc, state)) if sc.reuse is not None else None
+    if result is None:
+        lab.store.forget(lab.run_id, after=math.inf, parts=[(target.app.name, target.mode, sc.name)])
+        return False
+    if result:
+        lab.mode_opts[(target.app.name, target.mode)] = list(result)
+    state.results[sc.name] = result
+    return _done_before(lab, label)
+
+
 def _run_target(lab: Lab, target: Target) -> "_TargetState | None":
     """Everything of one app/mode outside the rounds; returns its state for the rounds (None when it
     is unavailable or failed)."""
@@ -365,7 +382,8 @@ def _run_target(lab: Lab, target: Target) -> "_TargetState | None":
                 continue  # on the load instance, below; or launch by launch in the rounds
             if sc.phase is Phase.OWN_AFTER and state.load_pending:
                 _on_load_instance(lab, target, on_load, state)
-            # a resumed run makes its preparations again: the launches still to come need them
+            if sc.phase is Phase.PREPARE and _prepared_before(lab, target, sc, state):
+                continue
             if sc.phase is not Phase.PREPARE and _done_before(lab, f"{target.label} {sc.name}"):
                 continue
             _run_scenario(lab, target, sc, state)

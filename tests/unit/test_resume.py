@@ -3,13 +3,16 @@ goes on, and which launch rounds it keeps."""
 
 from __future__ import annotations
 
+import io
 import time
 
 import pytest
 
-from perflab import plan, resume, runner
+from perflab import plan, registry, resume, runner
 from perflab.apps.building import source_hash
 from perflab.errors import LabError
+from perflab.lab import Lab
+from perflab.progress import Progress
 from perflab.store import Store
 from tests.conftest import write_standin_app
 
@@ -94,3 +97,29 @@ def test_only_the_launches_of_rounds_that_ended_are_kept():
                            {"round": 3, "label": "a/jvm"}]}
     assert [e["round"] for e in resume.kept_launches(record, {"round 1", "round 2"})] == [1, 2]
     assert resume.kept_launches(None, {"round 1"}) == []
+
+
+def test_a_resumed_run_uses_the_aot_cache_it_trained_and_trains_again_only_when_it_is_gone(store, tmp_path):
+    descriptor = tmp_path / "apps" / "alpha" / "perflab.toml"
+    jvm_command = descriptor.read_text().split("[modes.jvm]\n", 1)[1].splitlines()[0]
+    descriptor.write_text(descriptor.read_text() + f'\n[modes.aot]\n{jvm_command}\naot = "train"\n')
+    the_plan = plan.validate({**PLAN, "modes": ["aot"]}, "test")
+    [target] = runner.select_targets(the_plan)
+    aot = registry.get("aot")
+    run_id = store.begin_run(the_plan.data, ENV)
+    progress = Progress(runner.target_steps(the_plan, target), stream=io.StringIO(), live=False)
+    lab = Lab(store, run_id, the_plan, None, None, None, None, progress, tmp_path / "logs",
+              done_steps={"alpha/aot aot"})
+    state = runner._TargetState(verified=True, plan=the_plan)
+    store.add_figure(run_id, "alpha", "aot", "aot", "aot_cache_mb", 12.0, "MB")
+    # the cache it trained is gone: trained again, the earlier figures of that training removed first
+    assert runner._prepared_before(lab, target, aot, state) is False
+    assert store.figures(run_id) == [] and progress.done == 0
+    # the cache is there: the launches to come use it, and nothing is measured again
+    store.add_figure(run_id, "alpha", "aot", "aot", "aot_cache_mb", 12.0, "MB")
+    cache = store.run_dir(run_id) / "aot" / "alpha-aot.aot"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_bytes(b"trained")
+    assert runner._prepared_before(lab, target, aot, state) is True
+    assert lab.mode_opts[("alpha", "aot")] == [f"-XX:AOTCache={cache}", "-XX:AOTMode=on"]
+    assert len(store.figures(run_id)) == 1 and progress.done == 1
