@@ -354,6 +354,16 @@ def _prepared_before(lab: Lab, target: Target, sc: Scenario, state: "_TargetStat
     return _done_before(lab, label)
 
 
+def _skip_done(lab: Lab, target: Target, sc: Scenario, state: "_TargetState") -> bool:
+    """A scenario's step that ended before a resume: not run again; its result, which a later
+    scenario may read (latency the sweep's), taken from what it stored where the scenario can."""
+    if not _done_before(lab, f"{target.label} {sc.name}"):
+        return False
+    if sc.reuse is not None:
+        state.results[sc.name] = sc.reuse(_context(lab, target, sc, state))
+    return True
+
+
 def _run_target(lab: Lab, target: Target) -> "_TargetState | None":
     """Everything of one app/mode outside the rounds; returns its state for the rounds (None when it
     is unavailable or failed)."""
@@ -384,7 +394,7 @@ def _run_target(lab: Lab, target: Target) -> "_TargetState | None":
                 _on_load_instance(lab, target, on_load, state)
             if sc.phase is Phase.PREPARE and _prepared_before(lab, target, sc, state):
                 continue
-            if sc.phase is not Phase.PREPARE and _done_before(lab, f"{target.label} {sc.name}"):
+            if sc.phase is not Phase.PREPARE and _skip_done(lab, target, sc, state):
                 continue
             _run_scenario(lab, target, sc, state)
         if state.load_pending:
@@ -467,8 +477,9 @@ def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state
     if not scenarios:
         return
     if all(f"{target.label} {sc.name}" in lab.done_steps for sc in scenarios):  # a resumed run: all done before
-        for _ in range(1 + len(scenarios)):  # its launch step and its scenarios' steps
-            lab.progress.finish()
+        lab.progress.finish()  # its launch step
+        for sc in scenarios:
+            _skip_done(lab, target, sc, state)
         return
     app, mode = target.app, target.mode
     lab.progress.start(f"{target.label} {LAUNCH}")
@@ -482,7 +493,7 @@ def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state
             state.verified = True
         lab.progress.finish()
         for sc in scenarios:
-            if _done_before(lab, f"{target.label} {sc.name}"):
+            if _skip_done(lab, target, sc, state):
                 continue
             lab.progress.start(f"{target.label} {sc.name}")
             try:

@@ -123,3 +123,28 @@ def test_a_resumed_run_uses_the_aot_cache_it_trained_and_trains_again_only_when_
     assert runner._prepared_before(lab, target, aot, state) is True
     assert lab.mode_opts[("alpha", "aot")] == [f"-XX:AOTCache={cache}", "-XX:AOTMode=on"]
     assert len(store.figures(run_id)) == 1 and progress.done == 1
+
+
+def test_a_sweep_or_capacity_that_ended_before_gives_its_result_again_from_its_figures(store, tmp_path):
+    from perflab.scenario import Context
+
+    the_plan = plan.validate(PLAN, "test")
+    run_id = store.begin_run(the_plan.data, ENV)
+    lab = Lab(store, run_id, the_plan, None, None, None, None, None, tmp_path / "logs")
+    [target] = runner.select_targets(the_plan)
+
+    def fig(scenario, metric, value, label, path, flags=()):
+        store.add_figure(run_id, "alpha", "jvm", scenario, metric, value, "req/s", point=label,
+                         params={"path": path}, flags=flags)
+
+    for value in (100.0, 120.0, 110.0):  # three repeats at c=8: median 110
+        fig("sweep", "rps", value, "hello c=8", "/hello")
+    fig("sweep", "rps", 500.0, "hello c=32", "/hello", flags=["driver-bound"])  # left out, as the sweep does
+    fig("sweep", "rps", 90.0, "data c=8", "/data")
+    fig("sweep", "latency_p99_ms", 900.0, "hello c=8", "/hello")
+    fig("capacity", "capacity_rps", 95.0, "p99<=25ms", "/hello")
+    ctx = lambda name: Context(lab, registry.get(name), target.app, "jvm", the_plan.settings(name))  # noqa: E731
+    best = registry.get("sweep").reuse(ctx("sweep"))
+    assert {path: (m.rps, m.source) for path, m in best.items()} == {
+        "/hello": (110.0, "sweep hello c=8"), "/data": (90.0, "sweep data c=8")}
+    assert registry.get("capacity").reuse(ctx("capacity")) == {"/hello": 95.0}
