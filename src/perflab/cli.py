@@ -153,19 +153,23 @@ def _apps_start(args) -> int:
 
 # --- run, quick, results --------------------------------------------------------------------------
 
-def _run_and_summarise(plan_obj, apps_root=None, profile: bool = False) -> int:
-    from perflab import results, runner
+def _run_and_summarise(plan_obj, apps_root=None, args=None, resumed=None) -> int:
+    from perflab import dryrun, results, runner
     from perflab.profiles import storage as profile_storage
     from perflab.profiles.settings import turned_on
     from perflab.report import summary
     from perflab.store import Store
 
-    plan_obj = turned_on(plan_obj) if profile else plan_obj
-
+    if getattr(args, "profile", False):
+        plan_obj = turned_on(plan_obj)
+    if not dryrun.before_run(plan_obj, apps_root, dry_run=getattr(args, "dry_run", False), say=_say,
+                             limit_h=getattr(args, "max_hours", None), yes=getattr(args, "yes", False),
+                             done=set(resumed.done) if resumed else frozenset()):
+        return 0
     run_id = None
     view = None
     try:
-        run_id = runner.run_plan(plan_obj, say=_say, apps_root=apps_root)
+        run_id = runner.run_plan(plan_obj, say=_say, apps_root=apps_root, resumed=resumed)
     finally:
         if run_id is None:
             last = Store().run("last")
@@ -203,18 +207,37 @@ def cmd_run(args) -> int:
         root, name, path = byo.make_app(jar=args.app_jar, cmd=args.app_cmd, url=args.url, ready_url=args.ready_url,
                                         name=args.name, jdk=args.jdk)
         return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root,
-                                  profile=args.profile)
+                                  args=args)
+    if args.resume:
+        from perflab import resume
+        from perflab.store import Store
+
+        resumed = resume.load(Store(), args.resume)
+        if args.plan and args.plan not in (resumed.plan.name, resumed.plan.source) or args.apps or args.app_dir or args.versions \
+                or args.profile:
+            raise LabError(f"--resume goes on with run {resumed.run_id}'s own plan ({resumed.plan.name}) as it was",
+                           fix=f"./perflab run --resume {resumed.run_id} (without a plan, --apps, --app-dir, --versions or --profile)")
+        return _run_and_summarise(resumed.plan, args=args, resumed=resumed)
     if not args.plan and not args.app_dir:
-        raise LabError("run needs a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020 or a .toml file), --app-dir DIR, "
-                       "or --app-jar/--app-cmd")
+        raise LabError("run needs a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020, their *-full forms or a .toml "
+                       "file), --app-dir DIR, --app-jar/--app-cmd, or --resume RUN")
     # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
     only = (args.apps or None) if args.plan else (args.apps or [])
-    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir, args.versions),
-                              profile=args.profile)
+    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir, args.versions), args=args)
 
 
 def cmd_quick(args) -> int:
-    return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir), profile=args.profile)
+    return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir), args=args)
+
+
+def _add_cost_options(parser) -> None:
+    parser.add_argument("--dry-run", action="store_true",
+                        help="only show what would run, what is unavailable here and why, and the estimated time per "
+                             "app/mode and scenario with a total; builds and starts nothing")
+    parser.add_argument("--max-hours", type=float, metavar="H",
+                        help="a run estimated above H hours asks first on a terminal and is refused elsewhere unless "
+                             "--yes (default: PERFLAB_MAX_HOURS, else 4)")
+    parser.add_argument("--yes", action="store_true", help="run even when the estimate is above --max-hours")
 
 
 def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | None, versions: list[str] | None = None):
@@ -303,9 +326,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also measure your own app described by DIR/perflab.toml (repeatable)")
     q.add_argument("--profile", action="store_true", help="profile CPU and allocations over steady's measured windows (plan profile.enabled; the figures are "
                         "marked profiled; docs/profiles.md)")
+    _add_cost_options(q)
     q.set_defaults(func=cmd_quick)
 
-    r = sub.add_parser("run", help="run a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020 or a TOML file), or measure your own app",
+    r = sub.add_parser("run", help="run a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020, rt2019-full, lab2020-full, kt2020-full "
+                            "or a TOML file), or measure your own app; --dry-run shows what it would cost, --resume RUN "
+                            "goes on with an interrupted run",
                        epilog="Your own apps: perflab run [PLAN] --app-dir DIR [--app-dir DIR2 ...], each DIR holding a "
                               "perflab.toml (its own schema and seed, smoke requests, placeholders such as {db_jdbc_url}: "
                               "see README, Bring your own app). A jar or command without a descriptor: perflab run "
@@ -328,6 +354,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--jdk", type=int, default=17, help="with --app-jar: the JDK to run it on (default 17)")
     r.add_argument("--profile", action="store_true", help="profile CPU and allocations over steady's measured windows (plan profile.enabled; the figures are "
                         "marked profiled; docs/profiles.md)")
+    r.add_argument("--resume", metavar="RUN", help="go on with an interrupted or failed run (its id, a prefix or 'last') "
+                                                   "at its first unfinished step, with its plan and method; refused when "
+                                                   "the method or an app's sources changed")
+    _add_cost_options(r)
     r.set_defaults(func=cmd_run)
 
     st = sub.add_parser("settings", help="every plan table and key: type, default, unit and meaning (from the scenarios)")

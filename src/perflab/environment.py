@@ -108,3 +108,13 @@ def capture(frameworks: dict[str, str] | None = None, cgroup: str | None = None)
         "cgroup": cgroup,
         "git": git_state(),
     }
+
+
+def for_run(frameworks: dict[str, str], setup, topology, used_jdks: set[int]) -> dict[str, Any]:
+    """The environment a run records (and its method is hashed from): the machine, the cgroup
+    interface, the topology and the JDKs the run uses. `setup`: an isolate.CgroupSetup;
+    `topology`: an isolate.Topology."""
+    env = capture(frameworks=frameworks, cgroup=f"{setup.kind}: {setup.reason}" if not setup.usable else setup.kind)
+    env["topology"] = topology.as_dict()
+    env["jdks_used"] = {str(m): env.get("jdks", {}).get(str(m)) for m in sorted(used_jdks)}
+    return env

@@ -39,6 +39,7 @@ class Lab:
         return self.app_dbs.get(app.name, self.db)
     h2: H2Server | None = None  # the H2 server, when an app of the plan uses one (db_server = "h2")
     db_in_use: str = "postgresql"  # the database of the app being measured: whose CPU db_cpu_s reads
+    done_steps: set[str] = field(default_factory=set)  # a resumed run's steps that ended before: not run again
 
     def spec(self, app, mode: str, *, memory_mb: int | None = None, cgroup=None) -> InstanceSpec:
         limits = self.plan["limits"]

@@ -82,6 +82,8 @@ def _top_level_fields() -> dict[str, Any]:
         "verify": (bool, setting(True, "check the contract before measuring an app/mode")),
         "cv_threshold": (float, setting(0.10, "a CV above this marks a figure noisy", "ratio", gt=0)),
         "mode_scenarios": (dict[str, list[str]], setting({}, "narrower scenario lists for an app's extra modes")),
+        "run_on": (dict[str, list[str]], setting({}, "a scenario that runs on one app/mode only: the first of its list "
+                                                     "that runs here (e.g. soak = [\"quarkus/native\", \"quarkus/jvm\"])")),
         "cost": (dict, setting({}, "the cost model's assumptions (see perflab.cost_assumptions)")),
     }
 
@@ -200,6 +202,12 @@ def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | 
     _check_scenarios(data["scenarios"], "", source)
     for mode, chosen in data["mode_scenarios"].items():
         _check_scenarios(chosen, f"mode_scenarios.{mode}", source)
+    _check_scenarios(list(data["run_on"]), "run_on", source)
+    for scenario, labels in data["run_on"].items():
+        bad = [label for label in labels if label.count("/") != 1]
+        if bad or not labels:
+            raise LabError(f"{source}: run_on.{scenario} must list app/mode names such as \"quarkus/jvm\""
+                           + (f", not {bad[0]!r}" if bad else ""))
     data["cost"] = cost_assumptions.assumptions(data["cost"])
     _check_warm_launches(data, source)
     check_versions(data["versions"], source)

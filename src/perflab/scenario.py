@@ -102,6 +102,10 @@ class Scenario:
     describe: Callable[[dict, dict], str] | None = None
     # earlier scenarios whose results this one reads from ctx.results (when they ran)
     needs: tuple[str, ...] = ()
+    # a resumed run (perflab.resume), for a step of this scenario that ended before: its result from
+    # what the step left (a trained AOT cache, the figures it stored), for the scenarios that read it;
+    # (ctx) -> result, None when nothing usable is left (a preparation then runs again)
+    reuse: Callable[["Context"], Any] | None = None
     # once per run, before anything is launched, when the scenario is planned: e.g. build a tool
     # or a reference app it needs; (settings, say) -> None, raising LabError when it cannot
     setup: Callable[[Any, Callable[[str], None]], None] | None = None

@@ -45,11 +45,12 @@ CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY, run_id TEXT, app TEXT, mode TEXT, scenario TEXT, kind TEXT, path TEXT
 );
 CREATE TABLE IF NOT EXISTS steps (
-    id INTEGER PRIMARY KEY, run_id TEXT, label TEXT, estimate_s REAL, actual_s REAL
+    id INTEGER PRIMARY KEY, run_id TEXT, label TEXT, estimate_s REAL, actual_s REAL, finished_at REAL
 );
 """
 # steps: how long each planned step of a run took (the time-left estimate of later runs of the plan
-# starts from them); added without a schema version: older stores simply have none yet
+# starts from them) and when it ended (a resumed run goes on after its last finished step); added
+# without a schema version: older stores simply have none yet, or no finished_at
 
 
 @dataclass
@@ -104,6 +105,8 @@ class Store:
             raise LabError(f"{self.path} has results schema {row['value']}, this perflab writes {SCHEMA_VERSION}",
                            fix="use a newer perflab, or another PERFLAB_WORKDIR")
         self.db.executescript(_SCHEMA)
+        if "finished_at" not in {r["name"] for r in self.db.execute("PRAGMA table_info(steps)")}:
+            self.db.execute("ALTER TABLE steps ADD COLUMN finished_at REAL")
         if row is None:
             self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
@@ -168,8 +171,28 @@ class Store:
 
     def add_step(self, run_id: str, label: str, estimate_s: float, actual_s: float) -> None:
         """A planned step that ran to its end, and how long it took."""
-        self.db.execute("INSERT INTO steps (run_id, label, estimate_s, actual_s) VALUES (?,?,?,?)",
-                        (run_id, label, estimate_s, actual_s))
+        self.db.execute("INSERT INTO steps (run_id, label, estimate_s, actual_s, finished_at) VALUES (?,?,?,?,?)",
+                        (run_id, label, estimate_s, actual_s, time.time()))
+
+    def reopen_run(self, run_id: str) -> None:
+        """An interrupted or failed run goes on (perflab.resume)."""
+        self.db.execute("UPDATE runs SET finished_at=NULL, status='running', note='' WHERE id=?", (run_id,))
+
+    def forget(self, run_id: str, *, after: float, parts: Iterable[tuple[str, str, str]] = (),
+               outcome_statuses: Iterable[str] = ()) -> int:
+        """Remove a run's figures and outcomes recorded after `after` (the step in flight when it
+        stopped), those of the (app, mode, scenario) parts given (steps that are to run again) and
+        its outcomes of the given statuses; returns how many figures went."""
+        gone = self.db.execute("DELETE FROM figures WHERE run_id=? AND measured_at>?", (run_id, after)).rowcount
+        self.db.execute("DELETE FROM outcomes WHERE run_id=? AND at>?", (run_id, after))
+        for status in outcome_statuses:
+            self.db.execute("DELETE FROM outcomes WHERE run_id=? AND status=?", (run_id, status))
+        for app, mode, scenario in parts:
+            gone += self.db.execute("DELETE FROM figures WHERE run_id=? AND app=? AND mode=? AND scenario=?",
+                                    (run_id, app, mode, scenario)).rowcount
+            self.db.execute("DELETE FROM outcomes WHERE run_id=? AND app=? AND mode=? AND scenario=?",
+                            (run_id, app, mode, scenario))
+        return gone
 
     def update_environment(self, run_id: str, environment: dict) -> None:
         self.db.execute("UPDATE runs SET environment_json=? WHERE id=?", (json.dumps(environment), run_id))
@@ -218,6 +241,27 @@ class Store:
         if not rows:
             return None
         return statistics.median(r["value"] for r in rows) / 1000
+
+    def done_steps(self, run_id: str) -> dict[str, float]:
+        """The steps of a run that ran to their end, and when (0 where an older store did not say)."""
+        rows = self.db.execute("SELECT label, finished_at FROM steps WHERE run_id=? ORDER BY id", (run_id,))
+        return {r["label"]: r["finished_at"] or 0.0 for r in rows}
+
+    def pace(self, runs: int = 5) -> tuple[float, int]:
+        """How this machine's steps compare with their plans' estimates: measured over estimated
+        seconds in the latest `runs` runs that recorded steps (any plan), and how many runs that is;
+        (1.0, 0) before any."""
+        latest = [r["run_id"] for r in self.db.execute(
+            "SELECT s.run_id FROM steps s JOIN runs r ON r.id = s.run_id GROUP BY s.run_id "
+            "ORDER BY MAX(r.started_at) DESC LIMIT ?", (runs,))]
+        if not latest:
+            return 1.0, 0
+        marks = ",".join("?" * len(latest))
+        row = self.db.execute(f"SELECT SUM(estimate_s) AS est, SUM(actual_s) AS act FROM steps WHERE run_id IN ({marks}) "
+                              "AND estimate_s > 0", latest).fetchone()
+        if not row["est"]:
+            return 1.0, 0
+        return row["act"] / row["est"], len(latest)
 
     def runs(self) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM runs ORDER BY started_at DESC").fetchall()

@@ -9,9 +9,10 @@ import os
 import pytest
 
 from perflab.profiles import merged
+from tests.conftest import needs
 from tests.lab.plan_run import run_plan_on
 
-pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user"),
+pytestmark = [needs(os.geteuid() == 0, "needs root for cgroups and the DB user"),
               pytest.mark.slow]
 
 PLAN = """

@@ -14,13 +14,14 @@ import pytest
 
 from perflab.profiles import diff, folded, jfr, layers, threads
 from perflab.profiles.merged import Profile
+from tests.conftest import needs
 
 WORK = Path(__file__).resolve().parent.parent / "support" / "profiled" / "Work.java"
 # the program's classes as a framework's layer file would map them
 MAPPING = layers.Mapping((("Json.", "serialization"), ("Db.", "jdbc")), ("test",))
 
-pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("jcmd") is None,
-                                reason="needs a JDK with jcmd and jfr")
+pytestmark = needs(shutil.which("java") is not None and shutil.which("jcmd") is not None,
+              "needs a JDK with jcmd and jfr")
 
 
 def _record(tmp_path: Path, json_percent: int, name: str) -> tuple[folded.Stacks, folded.Stacks, dict, dict]:

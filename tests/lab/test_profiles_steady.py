@@ -18,11 +18,11 @@ import pytest
 
 from perflab.profiles import merged, storage
 from perflab.report import write_report
-from tests.conftest import write_standin_app
+from tests.conftest import needs, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, make_lab, run_scenario
 
-pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user"),
-              pytest.mark.skipif(shutil.which("java") is None, reason="needs a JDK")]
+pytestmark = [needs(os.geteuid() == 0, "needs root for cgroups and the DB user"),
+              needs(shutil.which("java") is not None, "needs a JDK")]
 
 SERVER = Path(__file__).resolve().parent.parent / "support" / "profiled" / "WorkServer.java"
 

@@ -4,17 +4,14 @@ the build's own error and the others are measured, and the report by version is 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-
-import pytest
 
 from perflab import report
 from perflab.apps import version_builds
-from tests.conftest import write_standin_app
+from tests.conftest import needs_root, write_standin_app
 from tests.lab.plan_run import run_plan_on
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for cgroups and the DB user")
+pytestmark = needs_root("needs root for cgroups and the DB user")
 
 # the stand-in's build refuses version 9 as a registry would refuse a release it does not serve
 BUILD = ('command = ["sh", "-c", "test \\"$STANDIN_VERSION\\" != 9 || { echo \'[ERROR] Could not find artifact '

@@ -40,10 +40,19 @@ def prepare(app: apps.App, mode_name: str, log_path: Path) -> None:
         raise AppFailed(f"prepare step {' '.join(mode.prepare)} failed (exit {res.returncode}); see {log_path}")
 
 
+def _cache(ctx: Context) -> Path:
+    return ctx.lab.store.run_dir(ctx.lab.run_id) / "aot" / f"{ctx.app.name}-{ctx.mode}.aot"
+
+
+def _use(cache: Path) -> list[str]:
+    """The JVM options of the launches that use a trained cache."""
+    return [f"-XX:AOTCache={cache}", "-XX:AOTMode=on"]
+
+
 def train(ctx: Context) -> tuple[list[str], dict]:
     """Train an AOT cache for this run; returns the JVM options that use it and what was done."""
     lab, cfg = ctx.lab, ctx.settings
-    cache = lab.store.run_dir(lab.run_id) / "aot" / f"{ctx.app.name}-{ctx.mode}.aot"
+    cache = _cache(ctx)
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.unlink(missing_ok=True)
     spec = ctx.spec()
@@ -76,7 +85,7 @@ def train(ctx: Context) -> tuple[list[str], dict]:
         raise AppFailed(f"AOT training did not write a cache (JVM exit {info.get('exit_code')} after "
                         f"{info.get('write_s')} s); see {inst.log_path}")
     info["cache_mb"] = round(cache.stat().st_size / 1e6, 1)
-    return [f"-XX:AOTCache={cache}", "-XX:AOTMode=on"], info
+    return _use(cache), info
 
 
 def run(ctx: Context) -> list[str]:
@@ -103,6 +112,17 @@ def applies(app: apps.App, mode_name: str) -> bool:
     return bool(mode.prepare or mode.aot)
 
 
+def reuse(ctx: Context) -> list[str] | None:
+    """A resumed run: the cache this run trained before its interruption, so the launches before and
+    after it use the same one and nothing is measured twice (None: it is gone, train again)."""
+    mode = ctx.app.mode(ctx.mode)
+    prepare(ctx.app, ctx.mode, ctx.lab.log_dir / f"{ctx.app.name}-{ctx.mode}-prepare.log")  # measures nothing
+    if mode.aot != "train":
+        return []
+    cache = _cache(ctx)
+    return _use(cache) if cache.exists() and cache.stat().st_size > 0 else None
+
+
 SCENARIO = Scenario(
     name="aot", title="AOT cache: training and size", phase=Phase.PREPARE, settings=AotSettings, run=run,
-    estimate_s=lambda e: e.start_s + 2 * e.settings.training_load_s + 30.0, applies=applies)
+    estimate_s=lambda e: e.start_s + 2 * e.settings.training_load_s + 30.0, applies=applies, reuse=reuse)

@@ -282,7 +282,13 @@ def ensure_driver(settings: CapacitySettings, say) -> None:
     oha.ensure_oha(log=say)
 
 
+def reuse(ctx: Context) -> dict[str, float | None]:
+    """A resumed run whose capacity search ended before: its result again, from the figure it stored."""
+    return {f.params.get("path"): f.value for f in ctx.lab.store.figures(ctx.lab.run_id)
+            if (f.app, f.mode, f.scenario, f.metric) == (ctx.app.name, ctx.mode, "capacity", "capacity_rps")}
+
+
 SCENARIO = Scenario(
     name="capacity", title="Capacity at a latency objective (open loop, at steady state)", phase=Phase.ON_LOAD,
     settings=CapacitySettings, run=run, estimate_s=estimate_s, tables=tables, charts=charts, remarks=remarks,
-    describe=describe, setup=ensure_driver)
+    describe=describe, setup=ensure_driver, reuse=reuse)

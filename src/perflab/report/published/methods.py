@@ -164,7 +164,8 @@ METHODS: dict[str, tuple[Setting, ...]] = {
 }
 
 # The built-in plan of each study.
-STUDY_PLANS = {"rt2019": "RT-2019", "lab2020": "LAB-2020", "kt2020": "KT-2020"}
+STUDY_PLANS = {"rt2019": "RT-2019", "lab2020": "LAB-2020", "kt2020": "KT-2020",
+               "rt2019-full": "RT-2019", "lab2020-full": "LAB-2020", "kt2020-full": "KT-2020"}  # *-full: the long forms
 
 
 def plan_value(plan: dict, key: str) -> Any:

@@ -1,0 +1,208 @@
+"""The cost of a run before it starts: what runs (app/modes, scenarios, launches and rounds), what
+cannot run here and why, and how long each app/mode and scenario is expected to take, with a total.
+
+The steps are the runner's own (runner.target_steps, build_steps, round_steps: the list the run and
+its progress display walk). A step is expected to take what it took in this machine's earlier
+complete runs of the same plan and method (their median, the same record the progress display
+starts from); a step without such a record takes the plan's estimate times this machine's pace:
+measured over estimated seconds of every step of its latest runs (any plan), 1 before any run.
+
+Nothing is built, started or installed: `perflab run PLAN --dry-run` only reads the plan, the
+apps' descriptors and the results store. A run prints the short form of the same summary first,
+and asks before a run estimated above a limit (`--max-hours`, PERFLAB_MAX_HOURS, default 4).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Callable
+
+from perflab import environment, isolate, preflight, runner
+from perflab.errors import LabError
+from perflab.plan import Plan
+from perflab.progress import Step, fmt_duration
+from perflab.store import Store, method_hash
+
+DEFAULT_MAX_HOURS = 4.0  # a working day's run on 2 cores; above it a run asks first
+# a build's time when it was never built here (the lab's JVM builds take 1-4 minutes on 2 cores, a native image ~15)
+FIRST_BUILD_S = {True: 240.0, False: 900.0}
+
+
+@dataclass
+class Part:
+    label: str
+    seconds: float
+    measured: bool  # from this machine's earlier runs of the same plan and method
+
+
+@dataclass
+class TargetCost:
+    label: str
+    unavailable: str
+    parts: list[Part] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (scenario, why it does not apply here)
+    elsewhere: list[tuple[str, str]] = field(default_factory=list)  # (scenario, the app/mode it runs on instead)
+    round_launches: int = 0
+
+    @property
+    def seconds(self) -> float:
+        return sum(p.seconds for p in self.parts)
+
+
+@dataclass
+class Cost:
+    plan: str
+    targets: list[TargetCost]
+    builds: list[Part]
+    rounds: int
+    rounds_s: float
+    max_extra_rounds: int
+    pace: float
+    pace_runs: int
+    done_steps: int = 0  # a resumed run: the steps already finished (not in the estimate)
+    added_rounds: int = 0  # rounds added to settle a ratio in earlier runs here (in the estimate)
+
+    @property
+    def total_s(self) -> float:
+        return sum(b.seconds for b in self.builds) + sum(t.seconds for t in self.targets) + self.rounds_s
+
+    @property
+    def measured_share(self) -> float:
+        parts = [p for t in self.targets for p in t.parts] + self.builds
+        total = sum(p.seconds for p in parts)
+        return sum(p.seconds for p in parts if p.measured) / total if total else 0.0
+
+
+def plan_method(plan: Plan, targets: list[runner.Target]) -> str:
+    """The method hash this machine's run of the plan would have, found without installing or building."""
+    setup = isolate.detect_cgroups()
+    frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
+    env = environment.for_run(frameworks, setup, runner._topology(plan), preflight.planned_jdks(plan, targets))
+    return method_hash(plan.data, env)
+
+
+def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str,
+             done: set[str] = frozenset()) -> Cost:
+    """The plan's cost on this machine; `done`: steps a resumed run finished already."""
+    for t in targets:  # as the runner does: launches take what they took here
+        t.ready_s = store.typical_ready_s(t.app.name, t.mode)
+        t.steady_s = store.typical_steady_s(t.app.name, t.mode)
+    earlier = store.step_durations(plan.name, method)
+    pace, pace_runs = store.pace()
+
+    def part(step: Step) -> Part:
+        took = earlier.get(step.label)
+        return Part(step.label, took if took is not None else step.estimate_s * pace, took is not None)
+
+    keys = list(dict.fromkeys(t.app.for_mode(t.mode).build_key for t in targets if not t.unavailable))
+    builds = [part(s) for s in runner.build_steps(plan, keys) if s.label not in done]
+    builds += [Part(f"{v.build_key} build", FIRST_BUILD_S[not v.build_key.endswith("native")], False)
+               for v in preflight.builds_to_do(targets)]
+    costs = []
+    for t in targets:
+        cost = TargetCost(t.label, t.unavailable.removeprefix("unavailable: "))
+        if not t.unavailable:
+            cost.parts = [part(s) for s in runner.target_steps(plan, t) if s.label not in done]
+            cost.skipped = [(sc.name, sc.applies_why or "does not apply to this app")
+                            for sc in runner.not_applicable(plan, t)]
+            cost.elsewhere = sorted(t.elsewhere.items())
+            cost.round_launches = sum(sc.planned_launches(plan.settings(sc.name)) for sc in runner.round_scenarios(plan, t))
+        costs.append(cost)
+    rounds = runner.planned_rounds(plan, targets)
+    round_parts = [part(s) for s in runner.round_steps(plan, targets, 1, rounds) if s.label not in done]
+    extra = max(0, plan.settings("rounds").max_rounds - rounds) if rounds else 0  # max_rounds counts them all
+    # rounds added to settle a ratio: as many as the earlier runs of this plan and method here added
+    added = [Part(f"round {n}", earlier[f"round {n}"], True) for n in range(rounds + 1, rounds + extra + 1)
+             if f"round {n}" in earlier and f"round {n}" not in done]
+    return Cost(plan.name, costs, builds, rounds, sum(p.seconds for p in round_parts + added), extra, pace,
+                pace_runs, len(done), len(added))
+
+
+def _basis(cost: Cost) -> str:
+    pace = (f"this machine's pace ({cost.pace:.2f} x the plan's estimates, from its latest {cost.pace_runs} run(s))"
+            if cost.pace_runs else "the plan's estimates (no earlier run here to set this machine's pace)")
+    return f"{cost.measured_share:.0%} from earlier runs of this plan and method here, the rest from {pace}"
+
+
+def render(cost: Cost, short: bool = False) -> str:
+    """The summary: every app/mode and scenario (short: app/modes and the total only)."""
+    lines = [f"plan {cost.plan}: estimated {fmt_duration(cost.total_s)} ({_basis(cost)})"]
+    if cost.done_steps:
+        lines.append(f"  resuming: {cost.done_steps} step(s) finished before are kept and not run again")
+    if cost.builds:
+        lines.append(f"  builds and footprint: {fmt_duration(sum(b.seconds for b in cost.builds))}"
+                     + ("" if short else " (" + ", ".join(f"{b.label} {fmt_duration(b.seconds)}" for b in cost.builds) + ")"))
+    for t in cost.targets:
+        if t.unavailable:
+            why = t.unavailable.split("; ")[0] if short else t.unavailable  # the short form: its first clause
+            lines.append(f"  {t.label}: unavailable here: {why}")
+            continue
+        head = f"  {t.label}: {fmt_duration(t.seconds)}"
+        if t.round_launches:
+            head += f" + {t.round_launches} launch(es) in the rounds"
+        lines.append(head)
+        if short:
+            continue
+        for p in t.parts:
+            name = p.label.removeprefix(t.label + " ")
+            lines.append(f"      {name:<28} {fmt_duration(p.seconds):>8}{'' if p.measured else '  (estimate)'}")
+        for name, why in t.skipped:
+            lines.append(f"      {name:<28} not run: {why}")
+        for name, where in t.elsewhere:
+            lines.append(f"      {name:<28} runs on {where} only (the plan's run_on)")
+    if cost.rounds:
+        more = (f"{cost.added_rounds} added as in earlier runs here" if cost.added_rounds
+                else "none added in the estimate")
+        lines.append(f"  rounds: {cost.rounds} planned, {more}, {fmt_duration(cost.rounds_s)}"
+                     + (f"; up to {cost.max_extra_rounds} more while a headline ratio is not settled"
+                        if cost.max_extra_rounds else ""))
+    return "\n".join(lines)
+
+
+def max_hours(given: float | None) -> float:
+    if given is not None:
+        return given
+    raw = os.environ.get("PERFLAB_MAX_HOURS")
+    if not raw:
+        return DEFAULT_MAX_HOURS
+    try:
+        return float(raw)
+    except ValueError:
+        raise LabError(f"PERFLAB_MAX_HOURS={raw!r} is not a number of hours", fix="e.g. PERFLAB_MAX_HOURS=6") from None
+
+
+def gate(cost: Cost, limit_h: float, yes: bool, ask: Callable[[str], str] = input,
+         interactive: bool | None = None) -> None:
+    """Go on when the estimate is within the limit or the user said yes; on a terminal ask; without
+    one (CI, a pipe) refuse with the reason."""
+    if cost.total_s <= limit_h * 3600 or yes:
+        return
+    over = f"the run is estimated at {fmt_duration(cost.total_s)}, above the limit of {limit_h:g} h"
+    interactive = sys.stdin.isatty() if interactive is None else interactive
+    if not interactive:
+        raise LabError(over, fix="add --yes to run it anyway, raise --max-hours (or PERFLAB_MAX_HOURS), "
+                                 "or run a shorter plan")
+    try:
+        answer = ask(f"{over}. Run it? [y/N] ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() not in ("y", "yes"):
+        raise LabError(f"not started: {over}", fix="--max-hours H sets the limit; --yes skips this question")
+
+
+def before_run(plan: Plan, apps_root, *, dry_run: bool, limit_h: float | None, yes: bool,
+               say: Callable[[str], None], done: set[str] = frozenset()) -> bool:
+    """Say what the run will cost (all of it for a dry run, else its short form as the run's first
+    lines); False for a dry run (nothing more happens), else True once the limit allows the run."""
+    if plan["placement"]["kind"] == "kubernetes":
+        say(f"plan {plan.name}: no estimate for runs on Kubernetes")
+        return not dry_run
+    targets = runner.select_targets(plan, apps_root)
+    cost = estimate(plan, targets, Store(), plan_method(plan, targets), done)
+    say(render(cost, short=not dry_run))
+    if dry_run:
+        return False
+    gate(cost, max_hours(limit_h), yes)
+    return True

@@ -1,0 +1,117 @@
+"""The cost before a run: from this machine's earlier steps of the same plan and method where they
+exist, else the plan's estimates at this machine's pace; a long scenario only where the plan places
+it; the study plans within 4 hours; a run above the limit asked about or refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from perflab import dryrun, plan, runner
+from perflab.errors import LabError
+from perflab.store import Store, method_hash
+
+ENV = {"cpu_model": "test cpu", "cpus_online": 2}
+
+
+@pytest.fixture
+def store(workdir):
+    st = Store()
+    yield st
+    st.close()
+
+
+def _record(st: Store, data: dict, took: dict[str, tuple[float, float]], status: str = "complete") -> None:
+    run_id = st.begin_run(data, ENV)
+    for label, (estimate_s, actual_s) in took.items():
+        st.add_step(run_id, label, estimate_s, actual_s)
+    st.finish_run(run_id, status)
+
+
+def test_earlier_steps_of_the_same_method_are_used_and_the_rest_run_at_this_machines_pace(store):
+    quick = plan.load("quick")
+    targets = runner.select_targets(quick)
+    steps = [s for t in targets if not t.unavailable for s in runner.target_steps(quick, t) if s.estimate_s > 0]
+    first, second = steps[0], steps[1]
+    method = method_hash(quick.data, ENV)
+    # an earlier run of this plan on this machine: its first step took 123 s; and its steps took
+    # twice their estimates
+    _record(store, quick.data, {first.label: (50.0, 123.0), "other step": (100.0, 200.0)})
+    cost = dryrun.estimate(quick, targets, store, method)
+    parts = {p.label: p for t in cost.targets for p in t.parts}
+    assert parts[first.label].measured and parts[first.label].seconds == 123.0
+    assert not parts[second.label].measured
+    assert cost.pace == pytest.approx(323.0 / 150.0)
+    assert parts[second.label].seconds == pytest.approx(second.estimate_s * 323.0 / 150.0)
+    # another method's history is not this run's: nothing measured, the plan's estimates at the pace
+    other = dryrun.estimate(quick, runner.select_targets(quick), store, "another-method")
+    assert not any(p.measured for t in other.targets for p in t.parts)
+    assert cost.total_s != other.total_s
+
+
+def test_steps_a_resumed_run_finished_are_left_out_of_its_estimate(store):
+    quick = plan.load("quick")
+    targets = runner.select_targets(quick)
+    whole = dryrun.estimate(quick, targets, store, "m")
+    done = {p.label for t in whole.targets for p in t.parts[:1]}
+    rest = dryrun.estimate(quick, targets, store, "m", done=done)
+    assert rest.done_steps == len(done) > 0
+    assert rest.total_s < whole.total_s
+    assert not done & {p.label for t in rest.targets for p in t.parts}
+
+
+def test_rt2019s_soak_runs_on_one_app_mode_native_where_available_else_the_declared_stand_in(store):
+    for name in ("rt2019", "rt2019-full"):
+        rt = plan.load(name)
+        targets = runner.select_targets(rt)
+        soaking = [t.label for t in targets if any(sc.name == "soak" for sc in runner.target_scenarios(rt, t))]
+        native = next(t for t in targets if t.label == "quarkus/native")
+        assert soaking == (["quarkus/native"] if not native.unavailable else ["quarkus/jvm"])
+        text = dryrun.render(dryrun.estimate(rt, targets, store, "m"))
+        assert f"soak{' ' * 24} runs on {soaking[0]} only" in text
+
+
+@pytest.mark.parametrize("name", ["rt2019", "lab2020", "kt2020"])
+def test_each_study_plan_is_estimated_within_four_hours_and_its_long_form_beyond(store, name):
+    short, full = plan.load(name), plan.load(f"{name}-full")
+    short_cost = dryrun.estimate(short, runner.select_targets(short), store, "m")
+    full_cost = dryrun.estimate(full, runner.select_targets(full), store, "m")
+    assert short_cost.total_s <= dryrun.DEFAULT_MAX_HOURS * 3600 < full_cost.total_s
+
+
+def test_a_run_above_the_limit_is_refused_without_a_terminal_asked_on_one_and_run_with_yes(store):
+    quick = plan.load("quick")
+    cost = dryrun.estimate(quick, runner.select_targets(quick), store, "m")
+    limit_h = cost.total_s / 3600 / 2
+    with pytest.raises(LabError) as caught:
+        dryrun.gate(cost, limit_h, yes=False, interactive=False)
+    assert "--yes" in caught.value.fix and "above the limit" in caught.value.message
+    dryrun.gate(cost, limit_h, yes=True, interactive=False)
+    dryrun.gate(cost, cost.total_s / 3600 + 1, yes=False, interactive=False)  # within the limit
+    asked = []
+    dryrun.gate(cost, limit_h, yes=False, interactive=True, ask=lambda q: asked.append(q) or "y")
+    assert "Run it?" in asked[0]
+    with pytest.raises(LabError):
+        dryrun.gate(cost, limit_h, yes=False, interactive=True, ask=lambda q: "")
+
+
+def test_a_limit_from_the_environment_must_be_a_number(monkeypatch):
+    monkeypatch.setenv("PERFLAB_MAX_HOURS", "six")
+    with pytest.raises(LabError, match="PERFLAB_MAX_HOURS"):
+        dryrun.max_hours(None)
+    monkeypatch.setenv("PERFLAB_MAX_HOURS", "6")
+    assert dryrun.max_hours(None) == 6.0 and dryrun.max_hours(2.5) == 2.5
+
+
+def test_rounds_earlier_runs_added_to_settle_a_ratio_are_in_the_estimate(store):
+    quick = plan.load("quick")
+    targets = runner.select_targets(quick)
+    planned = runner.planned_rounds(quick, targets)
+    method = method_hash(quick.data, ENV)
+    before = dryrun.estimate(quick, targets, store, method)
+    assert before.added_rounds == 0 and before.max_extra_rounds == quick.settings("rounds").max_rounds - planned
+    _record(store, quick.data, {f"round {planned + 1}": (60.0, 90.0), f"round {planned + 2}": (60.0, 80.0)})
+    after = dryrun.estimate(quick, targets, store, method)
+    assert after.added_rounds == 2
+    assert "2 added as in earlier runs here" in dryrun.render(after)
+    # the planned rounds now run at the machine's pace (170/120), the added ones as measured
+    assert after.rounds_s == pytest.approx(before.rounds_s * 170.0 / 120.0 + 170.0)
