@@ -4,10 +4,13 @@ version, the compare gate and the history page that read it from a stored run.""
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 
 from perflab import results
 from perflab.report import gate, history, versions as by_version
+from perflab.profiles.merged import Profile
 from perflab.report import cli_compare
+from perflab.report.profiles import diff_anchor, pairs
 from perflab.report.version_changes import FASTER, SLOWER, TOO_FEW, WITHIN_NOISE, changes, judge, unavailable
 from perflab.store import Store
 
@@ -109,3 +112,24 @@ def test_compare_of_two_runs_fails_on_a_figure_worse_beyond_the_noise_and_the_th
     assert cli_compare(argparse.Namespace(**args, fail_above=10.0)) == 1
     assert cli_compare(argparse.Namespace(**args, fail_above=40.0)) == 0
     assert cli_compare(argparse.Namespace(**{**args, "run_a": runs[1], "run_b": runs[0]}, fail_above=10.0)) == 0
+
+
+def test_a_slower_change_links_to_its_versions_differential_profile_when_both_were_profiled(workdir):
+    store = Store()
+    view = results.load(store, _store_run(store))
+    profiled = by_version.render(view, {"quarkus@3.9.0/jvm", "quarkus@3.10.0/jvm"})
+    anchor = diff_anchor("quarkus@3.9.0/jvm", "quarkus@3.10.0/jvm")
+    assert profiled.count('href="report.html#') == 1 and f'href="report.html#{anchor}"' in profiled
+    unprofiled = by_version.render(view, {"quarkus@3.9.0/jvm"})  # the newer side has no profile
+    assert 'href="report.html' not in unprofiled and "no profiles (run with --profile)" in unprofiled
+
+
+def test_profiled_versions_are_set_against_the_version_before_them_in_release_order():
+    def prof(app: str, mode: str = "jvm") -> Profile:
+        return Profile(app=app, mode=mode, point="c=4", profiler="jfr")
+
+    found = [(a.app, b.app) for a, b in pairs([prof("quarkus@3.10.0"), prof("spring-boot@4.0.7"),
+                                                prof("quarkus@3.9.0"), prof("spring-boot@4.1.1"),
+                                                prof("quarkus@3.33.2")])]
+    assert sorted(found) == [("quarkus@3.10.0", "quarkus@3.33.2"), ("quarkus@3.9.0", "quarkus@3.10.0"),
+                             ("spring-boot@4.0.7", "spring-boot@4.1.1")]

@@ -47,17 +47,19 @@ def write_report(store: Store, run_id: str = "last", out_dir: Path | None = None
     html_path, md_path = folder / "report.html", folder / "report.md"
     html_path.write_text(html.render(view, extras), encoding="utf-8")
     md_path.write_text(markdown.render(view, extras), encoding="utf-8")
-    by_version = _write_versions(view, folder)
+    by_version = _write_versions(view, folder, {p.target for p in extras.profiles})
     return ReportPaths(view.id, html_path, md_path, by_version)
 
 
-def _write_versions(view: results.RunView, folder: Path) -> Path | None:
+def _write_versions(view: results.RunView, folder: Path, profiled: set[str]) -> Path | None:
+    """versions.html beside report.html; `profiled`: the app/modes with profiles, whose differential
+    view in report.html a change judged slower links to."""
     from perflab.report import versions
 
     if not versions.has_versions(view):
         return None
     path = folder / "versions.html"
-    path.write_text(versions.render(view), encoding="utf-8")
+    path.write_text(versions.render(view, profiled), encoding="utf-8")
     return path
 
 

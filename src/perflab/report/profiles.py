@@ -1,11 +1,13 @@
 """The report's profiles section: per profiled app/mode and point a flame graph, the top frames
 by share of CPU, the top allocation sites, and the CPU per request by layer beside the measured
 CPU per request (the layers sum to it); then differential views: each app's main mode against the
-run's first profiled app, and each extra mode against its app's main one (perflab compare A B
---profile does the same for one app in two runs)."""
+run's first profiled app, each extra mode against its app's main one, and each framework version
+(app@version) against the version before it, which the report by version links from a change judged
+slower (perflab compare A B --profile does the same for one app in two runs)."""
 
 from __future__ import annotations
 
+from perflab.apps.versions import release_key, split_name
 from perflab.profiles import diff, flame, folded
 from perflab.profiles.layers import LAYER_TITLES
 from perflab.profiles.merged import Profile
@@ -67,8 +69,31 @@ def gap_sentence(d: diff.Difference, an: str, bn: str) -> str:
 
 
 def pairs(profiles: list[Profile]) -> list[tuple[Profile, Profile]]:
-    """(A, B) to compare: each other app's first profiled mode against the first profiled app's, at
-    the same point; each extra mode of an app against its first one."""
+    """(A, B) to compare: each framework version against the one before it (same app, mode and
+    point); among the apps without versions, each other app's first profiled mode against the first
+    profiled app's, at the same point, and each extra mode of an app against its first one."""
+    versioned = [p for p in profiles if split_name(p.app)[1]]
+    return consecutive_versions(versioned) + _across_apps(
+        [p for p in profiles if not split_name(p.app)[1]])
+
+
+def consecutive_versions(profiles: list[Profile]) -> list[tuple[Profile, Profile]]:
+    series: dict[tuple[str, str, str], list[Profile]] = {}
+    for p in profiles:
+        series.setdefault((split_name(p.app)[0], p.mode, p.point), []).append(p)
+    out = []
+    for found in series.values():
+        found.sort(key=lambda p: release_key(split_name(p.app)[1]))
+        out += list(zip(found, found[1:]))
+    return out
+
+
+def diff_anchor(a_target: str, b_target: str) -> str:
+    """The id of the differential view of B against A in the report (versions.html links to it)."""
+    return "diff-" + "-".join(f"{a_target}-{b_target}".replace("/", "-").replace("@", "-").split())
+
+
+def _across_apps(profiles: list[Profile]) -> list[tuple[Profile, Profile]]:
     first_mode: dict[str, Profile] = {}
     out = []
     for p in profiles:
@@ -113,7 +138,7 @@ def diff_views(compared: list[tuple[Profile, Profile]], ids, a_name: str = "", b
         an, bn = f"{a.target}{a_name}", f"{b.target}{b_name}"
         title = f"{b.label}{b_name} against {a.label}{a_name}"
         graph = flame.differential_graph(a.cpu, b.cpu, f"{title}: differential flame graph", an, bn)
-        out.append({"title": title, "sentence": gap_sentence(d, an, bn),
+        out.append({"title": title, "anchor": diff_anchor(a.target, b.target), "sentence": gap_sentence(d, an, bn),
                     "tables": [t for t in [change_table(d, key + "-layers", an, bn)] if t],
                     "charts": [(f"chart-{next(ids)}", Chart(key, title, graph,
                                                             note=f"{bn}'s stacks, red where a frame's share grew "

@@ -1,7 +1,8 @@
 """The report by version (versions.html beside a run's report): per headline figure a chart over
 each app's versions in release order with each version's interval, the table of consecutive
 changes with their verdicts (perflab.report.version_changes), and the versions that did not build
-here with the build's own reason."""
+here with the build's own reason; a change judged slower links to the differential profile of
+its two versions in report.html when the run profiled them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from html import escape
 
 from perflab.report import charts
+from perflab.report.profiles import diff_anchor
 from perflab.report.tables import fmt_value
 from perflab.report.version_changes import HEADLINES, SLOWER, Change, changes, series, unavailable
 from perflab.results import RunView
@@ -62,14 +64,30 @@ def text_lines(view: RunView) -> list[str]:
     return lines
 
 
-def _table(head: list[str], rows: list[list[str]], marked: set[int] = frozenset()) -> str:
+def _table(head: list[str], rows: list[list[str]], marked: set[int] = frozenset(), links: int | None = None) -> str:
+    """`links`: the column whose values that end in an anchor are links."""
+    def cell(j: int, v: str) -> str:
+        if j == links and "#" in v:
+            return f'<td><a href="{escape(v)}">differential profile</a></td>'
+        return f"<td>{escape(v)}</td>"
+
     cells = "".join(f"<th>{escape(h)}</th>" for h in head)
     body = "".join("<tr" + (' class="slower"' if i in marked else "") + ">"
-                   + "".join(f"<td>{escape(v)}</td>" for v in row) + "</tr>" for i, row in enumerate(rows))
+                   + "".join(cell(j, v) for j, v in enumerate(row)) + "</tr>" for i, row in enumerate(rows))
     return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def render(view: RunView) -> str:
+def why_link(change: Change, profiled: set[str]) -> str:
+    """A change judged slower links to the differential profile of its two versions in report.html,
+    where both were profiled (`perflab run ... --profile`)."""
+    if change.verdict.verdict != SLOWER:
+        return ""
+    if not {change.older_target, change.newer_target} <= profiled:
+        return "no profiles (run with --profile)"
+    return "report.html#" + diff_anchor(change.older_target, change.newer_target)
+
+
+def render(view: RunView, profiled: set[str] = frozenset()) -> str:
     found = changes(view)
     shown = version_charts(view)
     missing = unavailable(view)
@@ -79,8 +97,9 @@ def render(view: RunView) -> str:
              "its 95 % interval, paired by round when the versions' launches were interleaved. Slower or faster "
              "only when the whole interval is on that side of 1.</p>",
              "<h2>Changes between consecutive versions</h2>",
-             _table(["app/mode", "versions", "figure", "medians", "change [95 % interval]", "verdict"],
-                    change_rows(found), slower) if found else "<p>No figure was measured on two versions.</p>"]
+             _table(["app/mode", "versions", "figure", "medians", "change [95 % interval]", "verdict", "why"],
+                    [row + [why_link(c, profiled)] for c, row in zip(found, change_rows(found))], slower,
+                    links=6) if found else "<p>No figure was measured on two versions.</p>"]
     if missing:
         parts += ["<h2>Unavailable versions</h2>",
                   _table(["version", "why"], [[name, why] for name, why in missing.items()])]
