@@ -83,3 +83,13 @@ def test_spring_boot_3_gets_boot_3s_starter_and_boot_4_keeps_the_apps_own_pom(wo
     assert "<artifactId>spring-boot-starter-web</artifactId>" in boot3
     assert "<artifactId>spring-boot-starter-webmvc</artifactId>" not in boot3
     assert "<artifactId>spring-boot-starter-webmvc</artifactId>" in boot4 and "<version>4.0.7</version>" in boot4
+
+
+def test_an_app_at_a_version_is_found_by_name_with_its_lines_copy(workdir):
+    boot3 = apps.get("spring-boot@3.5.7")
+    assert boot3.name == "spring-boot@3.5.7" and boot3.framework_version == "3.5.7"
+    assert "<artifactId>spring-boot-starter-web</artifactId>" in (boot3.dir / "pom.xml").read_text()
+    with pytest.raises(LabError, match="is not a version"):
+        apps.get("spring-boot@newest")
+    with pytest.raises(LabError, match="no app named 'spring-shoe'"):
+        apps.get("spring-shoe@3.5.7")
