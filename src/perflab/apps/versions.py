@@ -91,7 +91,7 @@ def parse_spec(value, where: str) -> VersionSpec | None:
 def line_of(spec: VersionSpec, version: str) -> str:
     """The release line `version` belongs to: the longest prefix of its numbers among the spec's
     lines ("3.5" before "3" for 3.5.7; "3" is not a prefix of 30.1), "" when none is."""
-    numbers = re.match(r"[0-9]+(?:\.[0-9]+)*", check_version(version)).group(0).split(".")
+    numbers = _LINE.match(check_version(version)).group(0).split(".")
     fits = [p for p in spec.lines if p.split(".") == numbers[:len(p.split("."))]]
     return max(fits, key=lambda p: len(p.split(".")), default="")
 
@@ -180,13 +180,14 @@ def _apply_overlay(app, folder: str, dest: Path) -> None:
     if not root.is_dir():
         raise LabError(f"app {app.name}: the overlay folder {folder!r} of its [versions.lines] does not exist",
                        fix=f"create {root} with the files that line needs, or remove the line")
-    for src in sorted(p for p in root.rglob("*") if p.is_file()):
-        rel = src.relative_to(root)
+    files = sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
+    for rel in files:  # all checked before any is copied
         if not any(rel == Path(s) or rel.is_relative_to(s) for s in app.sources):
             raise LabError(f"app {app.name}: overlay file {folder}/{rel} lies outside the app's sources "
                            f"({', '.join(app.sources)})", fix="an overlay only replaces or adds files of the sources")
+    for rel in files:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, dest / rel)
+        shutil.copy2(root / rel, dest / rel)
 
 
 def set_parent_version(pom: Path, parent: str, version: str) -> None:
