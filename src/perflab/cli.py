@@ -383,7 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("apps", help="list, build, start and stop the apps under apps/")
     a.add_argument("action", choices=["list", "build", "start", "stop"])
-    a.add_argument("names", nargs="*", help="app names (build/stop: default all; start: exactly one)")
+    a.add_argument("names", nargs="*", help="app names, or APP@VERSION for the app on another framework version (build/stop: default all; "
+                                                             "start: exactly one)")
     a.add_argument("--force", action="store_true", help="build even if the sources are unchanged")
     a.add_argument("--mode", help="build/start: the mode (default: build all modes' artifacts; start the first mode)")
     a.add_argument("--port", type=int, help="start: HTTP port (default: a free one)")

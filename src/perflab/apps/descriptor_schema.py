@@ -80,7 +80,8 @@ class Descriptor(Settings):
     load_path: str = setting("", "the path the plan's load goes to")
     db_server: str = setting("postgresql", "postgresql or h2")
     versions: dict[str, Any] | None = setting(
-        None, "which build input carries the framework version: property, parent or env (checked in perflab.apps.versions)")
+        None, "which build input carries the framework version: property, parent or env; lines: a release line's "
+              "overlay folder (checked in perflab.apps.versions)")
 
     @model_validator(mode="before")
     @classmethod

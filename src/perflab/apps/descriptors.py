@@ -251,10 +251,14 @@ def with_dirs(found: dict[str, App], app_dirs: list[str]) -> tuple[dict[str, App
 
 
 def get(name: str, root: Path | None = None) -> App:
+    """An app by name; APP@VERSION is that app built against another version of its framework."""
+    from .versions import split_name, variant
+
     apps = discover(root)
-    if name not in apps:
-        raise LabError(f"no app named '{name}'", fix=f"known apps: {', '.join(apps) or '(none)'}")
-    return apps[name]
+    base, version = split_name(name)
+    if base not in apps:
+        raise LabError(f"no app named '{base}'", fix=f"known apps: {', '.join(apps) or '(none)'}")
+    return variant(apps[base], version) if version else apps[base]
 
 
 def native_image() -> Path | None:

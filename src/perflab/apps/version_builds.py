@@ -99,6 +99,8 @@ def cli_versions(args) -> int:
     print(f"{app.name}: {app.framework} {app.framework_version} (its own version)"
           + ("" if app.versions else "; its perflab.toml has no [versions]: it is built at that version only"),
           flush=True)
+    for prefix, folder in (app.versions.lines.items() if app.versions else ()):
+        print(f"  versions {prefix}.x build with the files under {folder}/ in place of the app's own", flush=True)
     if not tried:
         print("  no other version tried here yet: perflab run PLAN --versions "
               f"{app.name}=VERSION[,VERSION...] builds each once", flush=True)

@@ -10,6 +10,10 @@ perflab.toml, see docs/versions.md):
   copy of pom.xml names the version instead;
 - env: build environment values with {version} (e.g. GOFLAGS or GOTOOLCHAIN for Go).
 
+A release line whose API differs (Spring Boot 3.x under an app written for Boot 4) may name an
+overlay folder ([versions.lines."3"] overlay = "boot3"): its files replace the same paths in the
+variant's copy, so only what that line's API forces differs and the rest is the app's own code.
+
 Each variant is built in a copy of the app's sources of its own (beside the build stamps), so the
 versions' artifacts never overwrite each other. Whether it built: perflab.apps.version_builds.
 """
@@ -25,7 +29,9 @@ from perflab.errors import LabError
 from perflab.paths import build_dir
 
 SEPARATOR = "@"
-SPEC_KEYS = {"property", "parent", "env"}
+SPEC_KEYS = {"property", "parent", "env", "lines"}
+LINE_KEYS = {"overlay"}
+_LINE = re.compile(r"[0-9]+(?:\.[0-9]+)*")  # a version prefix: "3" (3.x), "3.5" (3.5.x)
 _VERSION = re.compile(r"[0-9][0-9A-Za-z.+_-]*")
 _PRE_RELEASE = ("alpha", "a", "beta", "b", "milestone", "m", "rc", "cr", "snapshot", "preview", "ea")
 _RELEASE = ("", "final", "ga", "release")
@@ -37,6 +43,26 @@ class VersionSpec:
     property: str = ""
     parent: str = ""  # "groupId:artifactId"
     env: dict[str, str] = field(default_factory=dict)
+    lines: dict[str, str] = field(default_factory=dict)  # version prefix -> overlay folder in the app
+
+
+def _parse_lines(value, here: str) -> dict[str, str]:
+    """[versions.lines."PREFIX"] overlay = "FOLDER": the overlay folder of each release line."""
+    if not isinstance(value, dict):
+        raise LabError(f"{here}.lines must be a table of release lines, e.g. [versions.lines.\"3\"]")
+    out = {}
+    for prefix, line in value.items():
+        where = f"{here}.lines.{prefix!r}"
+        if not _LINE.fullmatch(prefix):
+            raise LabError(f"{where}: a line is a version prefix of numbers such as \"3\" or \"3.5\"")
+        if not isinstance(line, dict) or set(line) != LINE_KEYS:
+            raise LabError(f"{where}: name the line's overlay folder, e.g. overlay = \"boot3\"")
+        folder = line["overlay"]
+        if not isinstance(folder, str) or not folder.strip("/") or Path(folder).is_absolute() \
+                or ".." in Path(folder).parts:
+            raise LabError(f"{where}: overlay must be a folder inside the app, got {folder!r}")
+        out[prefix] = folder.strip("/")
+    return out
 
 
 def parse_spec(value, where: str) -> VersionSpec | None:
@@ -59,7 +85,15 @@ def parse_spec(value, where: str) -> VersionSpec | None:
         raise LabError(f"{here}: env must be a table of strings that each contain {{version}}")
     if not (prop or parent or env):
         raise LabError(f"{here}: name what carries the version: property, parent or env")
-    return VersionSpec(prop, parent, dict(env))
+    return VersionSpec(prop, parent, dict(env), _parse_lines(value.get("lines", {}), here))
+
+
+def line_of(spec: VersionSpec, version: str) -> str:
+    """The release line `version` belongs to: the longest prefix of its numbers among the spec's
+    lines ("3.5" before "3" for 3.5.7; "3" is not a prefix of 30.1), "" when none is."""
+    numbers = _LINE.match(check_version(version)).group(0).split(".")
+    fits = [p for p in spec.lines if p.split(".") == numbers[:len(p.split("."))]]
+    return max(fits, key=lambda p: len(p.split(".")), default="")
 
 
 def is_version(text) -> bool:
@@ -139,6 +173,23 @@ def _copy_sources(app, dest: Path) -> None:
             shutil.copy2(src, out)
 
 
+def _apply_overlay(app, folder: str, dest: Path) -> None:
+    """The line's overlay files over the variant's copy. Each must replace or add a file inside
+    the app's sources, so the build cache key (a hash of the sources) covers it."""
+    root = app.dir / folder
+    if not root.is_dir():
+        raise LabError(f"app {app.name}: the overlay folder {folder!r} of its [versions.lines] does not exist",
+                       fix=f"create {root} with the files that line needs, or remove the line")
+    files = sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
+    for rel in files:  # all checked before any is copied
+        if not any(rel == Path(s) or rel.is_relative_to(s) for s in app.sources):
+            raise LabError(f"app {app.name}: overlay file {folder}/{rel} lies outside the app's sources "
+                           f"({', '.join(app.sources)})", fix="an overlay only replaces or adds files of the sources")
+    for rel in files:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, dest / rel)
+
+
 def set_parent_version(pom: Path, parent: str, version: str) -> None:
     """Write `version` as the version of the pom's <parent> `group:artifact`."""
     group, artifact = parent.split(":")
@@ -164,6 +215,9 @@ def variant(app, version: str):
     name = variant_name(app.name, version)
     dest = versions_dir() / name
     _copy_sources(app, dest)
+    line = line_of(spec, version)
+    if line:
+        _apply_overlay(app, spec.lines[line], dest)
     if spec.parent:
         set_parent_version(dest / "pom.xml", spec.parent, version)
     extra = [f"-D{spec.property}={version}"] if spec.property else []
