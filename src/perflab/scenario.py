@@ -113,6 +113,8 @@ class Scenario:
     applies_why: str = ""
     # the parameters of a point label stored before points carried parameters (old runs)
     legacy_params: Callable[[str], dict] | None = None
+    # a rule across the plan's scenarios, checked when a plan is validated: (plan data, source), raises LabError
+    check_plan: Callable[[dict, str], None] | None = None
     # other scenarios whose figures it may also store (steady's launches are start-up launches too)
     feeds: tuple[str, ...] = ()
     # launch by launch, for interleaved rounds (perflab.rounds): (ctx, n) runs fresh launch n (1, 2, ...)

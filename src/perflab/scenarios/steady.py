@@ -40,10 +40,10 @@ from perflab.drivers import oha, wrk
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
-from perflab.plan import steady_feeds_startup
 from perflab.report import timeline_charts
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario, point
 from perflab.scenarios import intervals, startup
+from perflab.scenarios.startup import steady_feeds_startup
 from perflab.scenarios.steady_report import NOT_STEADY, launch_part, stability, tables
 from perflab.settings import Settings, setting
 from perflab.steadystate import Rule, drift, judge, precision
