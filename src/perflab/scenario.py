@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from perflab.instance import Instance
     from perflab.lab import Lab
     from perflab.progress import Progress
-    from perflab.report.facts import ChartInputs
+    from perflab.report.chart_inputs import ChartInputs
     from perflab.report.tables import Table
     from perflab.results import RunView
 

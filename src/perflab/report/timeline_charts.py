@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from perflab.report.charts import (LINE_HEIGHT, PALETTE, Axis, Chart, _axis, _figure, _flag_traces,
                                    _spans_decades)
-from perflab.report.facts import ChartInputs
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import fmt_value
 from perflab.report.timelines import TimelineRow, by_point
 from perflab.results import RunView

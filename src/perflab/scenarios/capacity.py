@@ -24,7 +24,7 @@ from pydantic import field_validator, model_validator
 from perflab import capacity_search as cs
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
-from perflab.report.facts import ChartInputs
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point

@@ -22,7 +22,7 @@ from pydantic import field_validator
 from perflab.drivers import oha
 from perflab.drivers.base import RATE_SHORTFALL_LIMIT
 from perflab.instance import mb
-from perflab.report.facts import ChartInputs
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_point_table, fmt_value
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point

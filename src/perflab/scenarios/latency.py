@@ -12,7 +12,7 @@ import re
 
 from perflab.drivers import oha, wrk
 from perflab.instance import Instance
-from perflab.report.facts import ChartInputs
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import PERCENTILES, Table, by_target_table, label, ordered_targets, points_in_order
 from perflab.results import RunView
 from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point

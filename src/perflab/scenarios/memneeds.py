@@ -35,7 +35,7 @@ from perflab import jvmflags, jvmstat, memory_need
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
 from perflab.instance import Instance, mb
-from perflab.report.facts import ChartInputs
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from perflab.drivers import wrk
-from perflab.report.facts import ChartInputs
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_target_table, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point

@@ -27,7 +27,7 @@ from perflab.drivers import oha, wrk
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance, mb
-from perflab.report.facts import ChartInputs
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_target_table
 from perflab.results import RunView
 from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point

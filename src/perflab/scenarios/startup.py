@@ -16,7 +16,7 @@ import time
 from perflab import api_checks, probes
 from perflab.errors import AppFailed, LabError
 from perflab.instance import mb
-from perflab.report.facts import ChartInputs
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_target_table
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point

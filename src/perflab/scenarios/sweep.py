@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from perflab import stats
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
-from perflab.report.facts import ChartInputs
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_point_table, ordered_targets, percentile_table, sweep_series
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
