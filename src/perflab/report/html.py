@@ -21,8 +21,8 @@ from perflab.report import charts, cost, findings, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods, projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
-from perflab.report.tables import (SERIOUS_FLAGS, scenario_title, flag_help, fmt_published, fmt_ratio,
-                                   fmt_value, report_scenarios, scenario_tables, spread_text)
+from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
+from perflab.report.tables import SERIOUS_FLAGS, flag_help, fmt_published, fmt_ratio, fmt_value, spread_text
 from perflab.results import Cell, RunView
 
 FLAG_BADGE = {"noisy": "noisy", "driver-bound": "driver-bound", "errors": "errors", "no-responses": "no responses",
