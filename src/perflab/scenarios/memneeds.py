@@ -40,7 +40,6 @@ from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_val
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
 from perflab.scenarios import intervals
-from perflab.scenarios.steady import _jvm_pid
 from perflab.scenarios.warmup import WarmupSettings, until_steady
 from perflab.settings import setting
 from perflab.steadystate import precision
@@ -141,7 +140,7 @@ def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> me
         inst.wait_until_ready(cfg.timeout_s)
         pid = None
         if heap_mb is not None:  # read back now: a JVM that will starve under load still answers promptly
-            pid = _jvm_pid(inst)
+            pid = jvmstat.jvm_pid(inst)
             heap, why = jvmflags.max_heap_mb(pid) if pid else (None, "no java process found")
             figures["heap_applied_mb"] = (heap, "MB")
             extra.update({"heap_applied_mb missing": why} if why else {})
