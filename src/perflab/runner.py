@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from perflab import apps, doctor, environment, h2, isolate, jdks, postgres, ratios_ci, registry, rounds, signals, stats
-from perflab.apps import version_builds, versions
+from perflab.apps import version_builds
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
 from perflab.probes import canary
@@ -26,48 +26,9 @@ from perflab.plan import Plan, retarget, validate as validate_plan
 from perflab.progress import Progress, Step, prior_from_history
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario
 from perflab.store import Store, method_hash
+from perflab.targets import Target, select_targets
 
 LAUNCH = "launch + verify"  # the step that starts the shared load instance
-
-
-@dataclass
-class Target:
-    app: apps.App
-    mode: str
-    unavailable: str = ""  # why this app/mode cannot run here ("" = it can)
-    ready_s: float | None = None  # how long it took to get ready in earlier runs here (None: no run yet)
-    steady_s: dict[str, float] = field(default_factory=dict)  # per steady point: launch to steady state, earlier runs
-
-    @property
-    def default_mode(self) -> bool:
-        return self.mode == next(iter(self.app.modes))
-
-    @property
-    def label(self) -> str:
-        return f"{self.app.name}/{self.mode}"
-
-
-def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
-    lab_apps = apps.discover(apps_root)
-    # "all" means the apps that serve the contract: apps with an API of their own are named explicitly
-    names = [n for n, a in lab_apps.items() if a.api == apps.CONTRACT_API and n not in plan["skip_apps"]] \
-        if "all" in plan["apps"] else plan["apps"]
-    # the user's own apps (app_dirs) join them
-    found, added = apps.with_dirs(lab_apps, plan["app_dirs"])
-    names = list(names) + [n for n in added if n not in names]
-    targets = []
-    for name in names:
-        if name not in found:
-            raise LabError(f"plan {plan.name}: unknown app {name!r}", fix=f"known apps: {', '.join(found)}")
-        app = found[name]
-        if "all" in plan["modes"]:
-            modes = list(app.modes)
-        else:  # "main": each app's first mode (JVM for the frameworks, native for the Go reference)
-            modes = [m for m in app.modes if m in plan["modes"] or ("main" in plan["modes"] and m == next(iter(app.modes)))]
-        for variant in versions.expand(app, plan["versions"].get(name, [])):  # app@version per planned version
-            for mode in modes:
-                targets.append(Target(variant, mode, apps.unavailable(variant, mode, plan["limits"]["jdk"] or None)))
-    return targets
 
 
 def target_scenarios(plan: Plan, target: Target) -> list[Scenario]:
@@ -225,7 +186,7 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
     """Run a plan end to end; returns the run id (also when interrupted: the run is kept).
     `apps_root`: where the apps are found (a user's own service), else the lab's apps/."""
     if plan["placement"]["kind"] == "kubernetes":  # the apps' pods on a cluster: perflab.kube
-        from perflab.kube import run as kube_run
+        from perflab.kube import run as kube_run  # loads the kubernetes client: only for a run on a cluster
 
         return kube_run.run_plan(plan, say, apps_root)
     doctor.ensure(log=say)
