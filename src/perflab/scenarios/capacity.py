@@ -24,6 +24,7 @@ from pydantic import field_validator, model_validator
 from perflab import capacity_search as cs
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
+from perflab.report import charts as plot, timeline_charts
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
@@ -253,9 +254,6 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-    from perflab.report import timeline_charts
-
     steps = [c for c in view.find("capacity") if c.params.get("step") is not None]
     series = []
     for t in colors:

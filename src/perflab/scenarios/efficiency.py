@@ -22,6 +22,7 @@ from pydantic import field_validator
 from perflab.drivers import oha
 from perflab.drivers.base import RATE_SHORTFALL_LIMIT
 from perflab.instance import mb
+from perflab.report import charts as plot
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_point_table, fmt_value
 from perflab.results import RunView
@@ -155,8 +156,6 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-
     out = []
     for metric, title in COST:
         cells = view.find("efficiency", metric)

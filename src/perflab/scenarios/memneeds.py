@@ -35,6 +35,7 @@ from perflab import jvmflags, jvmstat, memory_need
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
 from perflab.instance import Instance, mb
+from perflab.report import charts as plot
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
@@ -360,8 +361,6 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-
     cells = [c for c in view.find("memneeds", "rps") if c.params.get("memory_mb")]
     ci = {(c.target, c.point): c.summary.median for c in view.find("memneeds", "precision_pct")}
     keep = {c.target: c.params.get("keep", 0.9) for c in view.find("memneeds", "memory_needed_mb")}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from perflab.drivers import wrk
+from perflab.report import charts as plot
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_target_table, points_in_order
 from perflab.results import RunView
@@ -77,8 +78,6 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-
     return [plot.rss_chart(inputs.samples, colors)]
 
 SCENARIO = Scenario(

@@ -16,6 +16,7 @@ import time
 from perflab import api_checks, probes
 from perflab.errors import AppFailed, LabError
 from perflab.instance import mb
+from perflab.report import charts as plot
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_target_table
 from perflab.results import RunView
@@ -163,8 +164,6 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-
     return [plot.startup_chart(view, colors), plot.startup_chart(view, colors, "framework_start_ms")]
 
 
