@@ -18,12 +18,13 @@ from typing import Any
 from pydantic import create_model, model_validator
 
 from perflab import cost_assumptions, registry
+from perflab.apps.versions import check_version
 from perflab.errors import LabError
 from perflab.isolate import cpu_quota
 from perflab.isolate.topology import online_cpus
 from perflab.kube.placement import PlacementSettings
 from perflab.rounds import RoundSettings
-from perflab.settings import Settings, setting, validate as validate_settings
+from perflab.settings import Settings, setting, unit_of, validate as validate_settings
 
 PLANS_DIR = Path(__file__).parent / "plans"
 DEFAULT_SCENARIOS = ["footprint", "startup", "memory", "sweep", "latency", "write"]
@@ -162,8 +163,6 @@ def upgrade_legacy(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_versions(versions: dict[str, list[str]], source: str) -> None:
-    from perflab.apps.versions import check_version
-
     for app, listed in versions.items():
         for v in listed:
             check_version(v, f"{source}: versions.{app}")
@@ -273,8 +272,6 @@ def _toml(value: Any) -> str:
 
 def describe_settings() -> str:
     """Every plan table and key with its type, default, unit and meaning (`perflab plan --settings`)."""
-    from perflab.settings import unit_of
-
     lines = []
 
     def table(title: str, model: type[Settings], prefix: str = "") -> None:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from perflab import apps, doctor, environment, h2, isolate, jdks, postgres, ratios_ci, registry, rounds, signals, stats
+from perflab import (api_checks, apps, doctor, environment, h2, isolate, jdks, postgres, ratios_ci, registry, rounds,
+                     signals, stats)
 from perflab.apps import version_builds
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
@@ -25,6 +26,7 @@ from perflab.lab import Lab
 from perflab.plan import Plan, retarget, validate as validate_plan
 from perflab.progress import Progress, Step, prior_from_history
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario
+from perflab.scenarios.footprint import build_mode
 from perflab.store import Store, method_hash
 from perflab.targets import Target, select_targets
 
@@ -273,8 +275,6 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None) -> str:
 
 
 def _run_builds(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App]) -> None:
-    from perflab.scenarios.footprint import build_mode
-
     for sc in registry.in_phase(Phase.BUILD):
         if sc.name not in lab.plan["scenarios"]:
             continue
@@ -386,8 +386,6 @@ def _run_scenario(lab: Lab, target: Target, sc: Scenario, state: _TargetState) -
 
 def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state: _TargetState) -> None:
     """One long-lived instance, launched and verified once, shared by the ON_LOAD scenarios."""
-    from perflab import api_checks
-
     state.load_pending = False
     if not scenarios:
         return

@@ -13,11 +13,12 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from perflab.drivers.base import assess_load_side
+from perflab.instance import Instance
 from perflab.settings import Settings
 
 if TYPE_CHECKING:
     from perflab.apps import App, BuildResult
-    from perflab.instance import Instance
     from perflab.lab import Lab
     from perflab.progress import Progress
     from perflab.report.chart_inputs import ChartInputs
@@ -185,8 +186,6 @@ class Context:
                   app_cpu_share: float | None) -> tuple[bool, str]:
         """Whether the driver and the database (on this lab's CPUs), not the app (under the plan's CPU
         limit), set the pace of a measurement: perflab.drivers.base.assess_load_side."""
-        from perflab.drivers.base import assess_load_side
-
         return assess_load_side(driver_cpu_s, db_cpu_s, seconds, self.lab.driver_cpus(), list(self.lab.topology.db),
                                 app_cpu_share, float(self.plan["limits"]["cpus"]))
 
@@ -204,6 +203,4 @@ class Context:
 
     def launch(self, tag: str, spec=None) -> "Instance":
         """A fresh instance of this app/mode under the plan's limits (or `spec`), started."""
-        from perflab.instance import Instance
-
         return Instance(spec or self.spec(), tag=tag).start()
