@@ -12,6 +12,9 @@ from perflab import __version__, apps, doctor, postgres, procs, signals, suite
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, work_dir
 
+# Commands import the runner, the plan and the report where they run: these load the scenarios,
+# plotly and scipy (about 2 s), which --help, doctor, db and apps need not wait for.
+
 
 def _say(msg: str) -> None:
     print(msg, flush=True)
