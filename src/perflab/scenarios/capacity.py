@@ -258,7 +258,7 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     series = []
     for t in colors:
         for metric, name, dash in CURVE:
-            pts = [plot._point(c, c.params["rate"], c.point) for c in steps if c.target == t and c.metric == metric]
+            pts = [plot.cell_point(c, c.params["rate"], c.point) for c in steps if c.target == t and c.metric == metric]
             series.append(plot.Series(f"{t} {name}", colors[t], pts, dash=dash, group=t))
     rates = [c.params["rate"] for c in steps]
     if not rates:
@@ -269,8 +269,8 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
                                   dash="dashdot", markers=False))
     ys = [p.y for s in series for p in s.points]
     curve = plot.line_chart("Latency vs offered rate (p50 dotted, p99 solid, p99.9 dashed)", series,
-                            plot.Axis("offered req/s", log=plot._spans_decades(rates)),
-                            plot.Axis("latency ms", log=plot._spans_decades(ys, 10)), key="capacity-curve")
+                            plot.Axis("offered req/s", log=plot.spans_decades(rates)),
+                            plot.Axis("latency ms", log=plot.spans_decades(ys, 10)), key="capacity-curve")
     # the warm-up before each search, every app/mode on one chart
     return timeline_charts.warmup_charts(inputs.timelines, view, colors, scenario="capacity",
                                          unread=inputs.unread) + [curve]

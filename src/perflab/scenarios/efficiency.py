@@ -159,7 +159,7 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     out = []
     for metric, title in COST:
         cells = view.find("efficiency", metric)
-        series = [plot.Series(t, colors[t], [plot._point(c, c.params["rate"], c.point) for c in cells
+        series = [plot.Series(t, colors[t], [plot.cell_point(c, c.params["rate"], c.point) for c in cells
                                              if c.target == t and c.params.get("rate")]) for t in colors]
         out.append(plot.line_chart(f"{title} vs offered rate", series, plot.Axis("offered req/s"),
                                    plot.Axis(title, zero=True), key=f"efficiency-{metric}"))

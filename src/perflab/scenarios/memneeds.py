@@ -369,7 +369,7 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
         mine = [c for c in cells if c.target == t]
         points = []
         for c in mine:
-            p = plot._point(c, c.params["memory_mb"], c.point)
+            p = plot.cell_point(c, c.params["memory_mb"], c.point)
             half = ci.get((t, c.point))
             if half is not None:  # the step's own noise rather than the (single) repeat's min..max
                 p = dataclasses.replace(p, low=p.y * (1 - half / 100), high=p.y * (1 + half / 100))
