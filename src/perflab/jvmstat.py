@@ -222,7 +222,7 @@ class JitWatch:
 
     def __init__(self, pid: int | None, cfg: JitLimits) -> None:
         self.pid, self.limit, self.every = pid, cfg.max_jit_ms_per_s, max(1, cfg.window // 2)
-        self.last = jvmstat.read(pid) if pid else None
+        self.last = read(pid) if pid else None
         self.last_at = 0
         self.verdict = ""
 
@@ -232,8 +232,8 @@ class JitWatch:
             return ""
         if intervals - self.last_at < self.every:
             return self.verdict
-        now = jvmstat.read(self.pid)
-        d = jvmstat.delta(self.last, now)
+        now = read(self.pid)
+        d = delta(self.last, now)
         self.last, self.last_at = now, intervals
         if d.get("compile_ms") is None or not d.get("interval_ms"):
             self.verdict = ""
