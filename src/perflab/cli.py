@@ -12,6 +12,9 @@ from perflab import __version__, apps, doctor, postgres, procs, signals, suite
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, work_dir
 
+# Commands import the runner, the plan and the report where they run: these load the scenarios,
+# plotly and scipy (about 2 s), which --help, doctor, db and apps need not wait for.
+
 
 def _say(msg: str) -> None:
     print(msg, flush=True)
@@ -154,14 +157,13 @@ def _apps_start(args) -> int:
 # --- run, quick, results --------------------------------------------------------------------------
 
 def _run_and_summarise(plan_obj, apps_root=None, args=None, resumed=None) -> int:
-    from perflab import dryrun, results, runner
+    from perflab import dryrun, plan, results, runner
     from perflab.profiles import storage as profile_storage
-    from perflab.profiles.settings import turned_on
     from perflab.report import summary
     from perflab.store import Store
 
     if getattr(args, "profile", False):
-        plan_obj = turned_on(plan_obj)
+        plan_obj = plan.with_profiling(plan_obj)
     if not dryrun.before_run(plan_obj, apps_root, dry_run=getattr(args, "dry_run", False), say=_say,
                              limit_h=getattr(args, "max_hours", None), yes=getattr(args, "yes", False),
                              done=set(resumed.done) if resumed else frozenset()):

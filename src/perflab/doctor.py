@@ -6,23 +6,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from perflab import jdks
+from perflab import apps, jdks, postgres
+from perflab.checks import Check
+from perflab.devloop import needs
+from perflab.drivers import install
 from perflab.errors import LabError
 from perflab.paths import MAVEN_WRAPPER
-
-
-@dataclass
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
-    required: bool = True
-    apt: str | None = None  # the Debian package that fixes it, when one does
 
 
 def _can_apt() -> bool:
@@ -73,8 +65,6 @@ def _check_binary(name: str, label: str, apt: str, required: bool = True, versio
 
 
 def _check_postgres() -> Check:
-    from perflab import postgres
-
     try:
         bindir = postgres.bin_dir()
     except LabError as exc:
@@ -112,8 +102,6 @@ def _check_cgroups() -> Check:
 
 
 def _check_oha() -> Check:
-    from perflab.drivers import install
-
     path = install.oha_path()
     if path.exists():
         return Check("oha (open-loop driver)", True, str(path), required=False)
@@ -125,8 +113,6 @@ def _check_oha() -> Check:
 
 
 def _check_native_image() -> Check:
-    from perflab import apps
-
     label = "native-image (the apps' native modes)"
     path = apps.native_image()
     if path is None:
@@ -158,8 +144,6 @@ def run_checks() -> list[Check]:
 
 
 def _devloop_checks() -> list[Check]:
-    from perflab.devloop import needs
-
     return needs.checks()
 
 

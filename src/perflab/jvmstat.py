@@ -29,8 +29,12 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
-from perflab import procs
+from perflab import probes, procs
+
+if TYPE_CHECKING:
+    from perflab.instance import Instance
 
 JSTAT_ARGS = ["-J-Djstat.showUnsupported=true", "-J-XX:-UsePerfData", "-J-XX:TieredStopAtLevel=1", "-snap"]
 TIMEOUT_S = 15.0
@@ -191,3 +195,49 @@ def delta(before: JvmCounters, after: JvmCounters) -> dict[str, float | None]:
         a, b = getattr(before, attr), getattr(after, attr)
         out[key] = None if missing or a is None or b is None else float(b - a)
     return out
+
+
+def jvm_pid(inst: Instance) -> int | None:
+    """The java process of the instance (its command may start it through a shell)."""
+    for pid in probes.process_tree(inst.pid):
+        try:
+            if os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "java":
+                return pid
+        except OSError:
+            continue
+    return None
+
+
+class JitLimits(Protocol):
+    """The settings a JitWatch reads (steady's and warmup's)."""
+
+    max_jit_ms_per_s: float  # the JIT's compile time per second above which it is "still compiling"
+    window: int  # intervals in the steady-state window; the JIT is read every half window
+
+
+class JitWatch:
+    """Whether the JIT is still at work: its compile time per second since the last reading,
+    read at most every few intervals (a reading costs ~0.2 s of the driver's CPU). Throughput can
+    look flat for a while with the compiler still taking a large share of a one-CPU quota."""
+
+    def __init__(self, pid: int | None, cfg: JitLimits) -> None:
+        self.pid, self.limit, self.every = pid, cfg.max_jit_ms_per_s, max(1, cfg.window // 2)
+        self.last = read(pid) if pid else None
+        self.last_at = 0
+        self.verdict = ""
+
+    def still_compiling(self, intervals: int) -> str:
+        """"" when the JIT is quiet enough (or cannot be read: not a JVM), else why not."""
+        if self.pid is None or self.last is None or not self.last.ok or self.limit <= 0:
+            return ""
+        if intervals - self.last_at < self.every:
+            return self.verdict
+        now = read(self.pid)
+        d = delta(self.last, now)
+        self.last, self.last_at = now, intervals
+        if d.get("compile_ms") is None or not d.get("interval_ms"):
+            self.verdict = ""
+        else:
+            rate = 1000 * d["compile_ms"] / d["interval_ms"]
+            self.verdict = f"JIT still compiling: {rate:,.0f} ms/s" if rate > self.limit else ""
+        return self.verdict

@@ -5,18 +5,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from perflab import isolate, probes
 from perflab.apps import mode_jvm_opts
 from perflab.errors import LabError
 from perflab.h2 import Server as H2Server
 from perflab.instance import InstanceSpec
-from perflab.plan import Plan
 from perflab.scenario import NO_POINT, Point
 from perflab.postgres import Connection
 from perflab.progress import Progress
 from perflab.store import Store
+
+if TYPE_CHECKING:  # the plan is validated above this layer (its schema is the registry's); here a type only
+    from perflab.plan import Plan
 
 
 @dataclass

@@ -13,6 +13,11 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from perflab import registry
+from perflab.errors import LabError
+from perflab.plan import validate
+from perflab.store import method_hash
+
 # what each scenario now stores itself: (old scenario, metrics, points) -> new scenario
 _MOVED = [
     ("memory", ("rss_after_first_mb", "cgroup_after_first_mb", "rss_rest_mb"), ("cold", "warm"), "startup"),
@@ -37,11 +42,6 @@ def upgrade(db: sqlite3.Connection, path: Path, version: int) -> None:
 
 
 def _v1_to_v2(db: sqlite3.Connection) -> None:
-    from perflab import registry
-    from perflab.errors import LabError
-    from perflab.plan import validate
-    from perflab.store import method_hash
-
     columns = {r[1] for r in db.execute("PRAGMA table_info(figures)")}
     if "params_json" not in columns:
         db.execute("ALTER TABLE figures ADD COLUMN params_json TEXT DEFAULT '{}'")

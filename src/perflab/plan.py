@@ -17,14 +17,15 @@ from typing import Any
 
 from pydantic import create_model, model_validator
 
-from perflab import cost_assumptions
+from perflab import cost_assumptions, registry
+from perflab.apps.versions import check_version
 from perflab.errors import LabError
 from perflab.isolate import cpu_quota
 from perflab.isolate.topology import online_cpus
 from perflab.kube.placement import PlacementSettings
 from perflab.profiles.settings import ProfileSettings, check as check_profile
 from perflab.rounds import RoundSettings
-from perflab.settings import Settings, setting, validate as validate_settings
+from perflab.settings import Settings, setting, unit_of, validate as validate_settings
 
 PLANS_DIR = Path(__file__).parent / "plans"
 DEFAULT_SCENARIOS = ["footprint", "startup", "memory", "sweep", "latency", "write"]
@@ -91,8 +92,6 @@ def _top_level_fields() -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def schema() -> type[Settings]:
     """The plan's settings model: the top-level keys and one table per registered scenario."""
-    from perflab import registry
-
     fields = _top_level_fields()
     for sc in registry.all_scenarios():
         fields[sc.name] = (sc.settings, setting(sc.settings()))
@@ -131,8 +130,6 @@ class Plan:
 
 
 def _check_scenarios(names: list[str], where: str, source: str) -> None:
-    from perflab import registry
-
     allowed = registry.plannable_names()
     unknown = [s for s in names if s not in allowed]
     if unknown:
@@ -169,28 +166,7 @@ def upgrade_legacy(raw: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
-def steady_feeds_startup(data: dict, scenarios: list[str]) -> bool:
-    """Whether steady's launches are also startup's warm launches where these scenarios run."""
-    steady = data.get("steady") or {}  # a run stored before the setting existed has none
-    return bool(steady.get("startup_figures")) and "steady" in scenarios and "startup" in scenarios
-
-
-def _check_warm_launches(data: dict, source: str) -> None:
-    """Start-up figures need a warm launch beside the cold one: startup's own, or steady's, in every
-    scenario list of the plan (an app's extra modes may run startup without steady)."""
-    if data["startup"]["runs"] >= 2:
-        return
-    for where, scenarios in [("scenarios", data["scenarios"])] + [(f"mode_scenarios.{m}", s)
-                                                                   for m, s in data["mode_scenarios"].items()]:
-        if "startup" in scenarios and not steady_feeds_startup(data, scenarios):
-            raise LabError(f"{source}: startup.runs = {data['startup']['runs']} leaves no warm launch in {where}",
-                           fix="set startup.runs to 2 or more, or steady.startup_figures = true with steady "
-                               "beside startup")
-
-
 def check_versions(versions: dict[str, list[str]], source: str) -> None:
-    from perflab.apps.versions import check_version
-
     for app, listed in versions.items():
         for v in listed:
             check_version(v, f"{source}: versions.{app}")
@@ -209,7 +185,9 @@ def validate(raw: dict[str, Any], source: str = "plan", known_apps: list[str] | 
             raise LabError(f"{source}: run_on.{scenario} must list app/mode names such as \"quarkus/jvm\""
                            + (f", not {bad[0]!r}" if bad else ""))
     data["cost"] = cost_assumptions.assumptions(data["cost"])
-    _check_warm_launches(data, source)
+    for sc in registry.all_scenarios():  # rules across the plan's scenarios, each declared by its scenario
+        if sc.check_plan is not None:
+            sc.check_plan(data, source)
     check_versions(data["versions"], source)
     check_profile(data, source)
     if known_apps is not None:
@@ -305,8 +283,6 @@ def _toml(value: Any) -> str:
 
 def describe_settings() -> str:
     """Every plan table and key with its type, default, unit and meaning (`perflab plan --settings`)."""
-    from perflab.settings import unit_of
-
     lines = []
 
     def table(title: str, model: type[Settings], prefix: str = "") -> None:
@@ -325,3 +301,9 @@ def describe_settings() -> str:
         if isinstance(f.annotation, type) and issubclass(f.annotation, Settings):
             table(key, f.annotation)
     return "\n".join(lines)
+
+
+def with_profiling(plan_obj: Plan) -> Plan:
+    """The plan with profiling on (`--profile`): a plan of its own, so its method hash differs."""
+    data = {**plan_obj.data, "profile": {**plan_obj.data["profile"], "enabled": True}}
+    return validate(data, plan_obj.source)

@@ -18,7 +18,7 @@ from perflab.paths import REPO_ROOT, work_dir
 
 if TYPE_CHECKING:
     from perflab.plan import Plan
-    from perflab.runner import Target
+    from perflab.targets import Target
 
 # free disk a run needs: its results, logs and samples, and each build's artifacts and Maven's files
 RESULTS_MB = 1024

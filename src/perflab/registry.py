@@ -8,15 +8,12 @@ from __future__ import annotations
 from functools import lru_cache
 
 from perflab.scenario import Phase, Scenario
+from perflab.scenarios import (aot, capacity, coldstart, density, devloop, efficiency, footprint, kt2020load, latency,
+                               memneeds, memory, scaleup, soak, startup, steady, sweep, write)
 
 
 @lru_cache(maxsize=1)
 def all_scenarios() -> tuple[Scenario, ...]:
-    from perflab.scenarios import (aot, coldstart, density, footprint, kt2020load, latency, memory, scaleup, soak,
-                                   startup, steady, sweep, write)
-    from perflab.scenarios import capacity, efficiency, memneeds
-    from perflab.scenarios import devloop
-
     registered = (
         footprint.SCENARIO,
         aot.SCENARIO,

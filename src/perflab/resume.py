@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Callable
 from perflab import plan as plans
 from perflab.apps.building import source_hash
 from perflab.errors import LabError
-from perflab.scenario import LaunchResult, Phase
+from perflab.scenario import LaunchResult, Phase, Scenario
 from perflab.store import Store, method_hash
 
 if TYPE_CHECKING:
-    from perflab.runner import Target
+    from perflab.targets import Target
 
 # outcomes a run records again for every app/mode as it walks them (not-applicable, unavailable)
 REWRITTEN_OUTCOMES = ("skipped", "unavailable")
@@ -88,19 +88,17 @@ def check_method(resumed: Resumed, plan: plans.Plan, env: dict) -> None:
                        fix=f"run the plan again: ./perflab run {resumed.plan.name}")
 
 
-def reopen(store: Store, resumed: Resumed, plan: plans.Plan, targets: list["Target"],
-           say: Callable[[str], None]) -> str:
-    """Remove what the unfinished steps had stored, and mark the run running again."""
-    from perflab import runner
-
+def reopen(store: Store, resumed: Resumed, targets: list["Target"],
+           planned: Callable[["Target"], tuple[set[str], list["Scenario"]]], say: Callable[[str], None]) -> str:
+    """Remove what the unfinished steps had stored, and mark the run running again. `planned(t)`: the
+    labels of t's own steps and its scenarios in this plan (the runner's planned_parts)."""
     cutoff = max(resumed.done.values(), default=resumed.started_at)
     parts: list[tuple[str, str, str]] = []
     for t in targets:
         # a scenario whose launches all run in the rounds has no step of its own: the rounds' record keeps it
-        planned = {s.label for s in runner.target_steps(plan, t)}
-        scenarios = runner.target_scenarios(plan, t)
+        steps, scenarios = planned(t)
         again = [sc.name for sc in scenarios if sc.phase is not Phase.PREPARE
-                 and f"{t.label} {sc.name}" in planned and f"{t.label} {sc.name}" not in resumed.done]
+                 and f"{t.label} {sc.name}" in steps and f"{t.label} {sc.name}" not in resumed.done]
         parts += [(t.app.name, t.mode, name) for name in again]
         if again:
             parts.append((t.app.name, t.mode, "run"))  # a failed app/mode is tried again

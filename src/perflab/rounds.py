@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perflab import ratios_ci
+from perflab.apps.versions import release_key, split_name
 from perflab.settings import Settings, setting
 
 SETTLED, BUDGET, MAX_ROUNDS, PLANNED, NO_RATIO = "settled", "budget", "max-rounds", "planned", "no-ratio"
@@ -78,8 +79,6 @@ def headline_pairs(settings: RoundSettings, targets: list[tuple[str, bool, bool]
 def version_pairs(labels: list[str]) -> list[Pair]:
     """Consecutive versions of one app/mode ("quarkus@3.37.1/jvm" / "quarkus@3.33.2/jvm"), newer over
     older, in release order."""
-    from perflab.apps.versions import release_key, split_name
-
     series: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for label in labels:
         name, _, mode = label.partition("/")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from perflab.plan import Plan
-    from perflab.runner import Target
+    from perflab.targets import Target
 
 
 def place(plan: "Plan", targets: list["Target"]) -> None:

@@ -10,6 +10,7 @@ the run goes on; Ctrl-C stops cleanly and keeps the rest.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import os
 import time
@@ -17,9 +18,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from perflab import (apps, doctor, environment, h2, isolate, postgres, preflight, ratios_ci, registry, resume, rounds,
-                     run_on, signals, stats)
-from perflab.apps import version_builds, versions
+from perflab import (api_checks, apps, doctor, environment, h2, isolate, postgres, preflight, ratios_ci, registry,
+                     resume, rounds, signals, stats)
+from perflab.apps import version_builds
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
 from perflab.probes import canary
@@ -27,51 +28,11 @@ from perflab.lab import Lab
 from perflab.plan import Plan, retarget, validate as validate_plan
 from perflab.progress import Progress, Step, prior_from_history
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario
+from perflab.scenarios.footprint import build_mode
 from perflab.store import Store, method_hash
+from perflab.targets import Target, select_targets
 
 LAUNCH = "launch + verify"  # the step that starts the shared load instance
-
-
-@dataclass
-class Target:
-    app: apps.App
-    mode: str
-    unavailable: str = ""  # why this app/mode cannot run here ("" = it can)
-    ready_s: float | None = None  # how long it took to get ready in earlier runs here (None: no run yet)
-    steady_s: dict[str, float] = field(default_factory=dict)  # per steady point: launch to steady state, earlier runs
-    elsewhere: dict[str, str] = field(default_factory=dict)  # scenario -> the app/mode it runs on instead (run_on)
-
-    @property
-    def default_mode(self) -> bool:
-        return self.mode == next(iter(self.app.modes))
-
-    @property
-    def label(self) -> str:
-        return f"{self.app.name}/{self.mode}"
-
-
-def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
-    lab_apps = apps.discover(apps_root)
-    # "all" means the apps that serve the contract: apps with an API of their own are named explicitly
-    names = [n for n, a in lab_apps.items() if a.api == apps.CONTRACT_API and n not in plan["skip_apps"]] \
-        if "all" in plan["apps"] else plan["apps"]
-    # the user's own apps (app_dirs) join them
-    found, added = apps.with_dirs(lab_apps, plan["app_dirs"])
-    names = list(names) + [n for n in added if n not in names]
-    targets = []
-    for name in names:
-        if name not in found:
-            raise LabError(f"plan {plan.name}: unknown app {name!r}", fix=f"known apps: {', '.join(found)}")
-        app = found[name]
-        if "all" in plan["modes"]:
-            modes = list(app.modes)
-        else:  # "main": each app's first mode (JVM for the frameworks, native for the Go reference)
-            modes = [m for m in app.modes if m in plan["modes"] or ("main" in plan["modes"] and m == next(iter(app.modes)))]
-        for variant in versions.expand(app, plan["versions"].get(name, [])):  # app@version per planned version
-            for mode in modes:
-                targets.append(Target(variant, mode, apps.unavailable(variant, mode, plan["limits"]["jdk"] or None)))
-    run_on.place(plan, targets)
-    return targets
 
 
 def target_scenarios(plan: Plan, target: Target) -> list[Scenario]:
@@ -159,6 +120,12 @@ def target_steps(plan: Plan, target: Target) -> list[Step]:
     return steps
 
 
+def planned_parts(plan: Plan, target: Target) -> tuple[set[str], list[Scenario]]:
+    """The labels of a target's own steps and its scenarios in this plan (what a resumed run checks
+    against the steps it finished)."""
+    return {s.label for s in target_steps(plan, target)}, target_scenarios(plan, target)
+
+
 def build_steps(plan: Plan, build_keys: list[str]) -> list[Step]:
     steps = []
     for sc in registry.in_phase(Phase.BUILD):
@@ -230,7 +197,7 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
     `apps_root`: where the apps are found (a user's own service), else the lab's apps/.
     `resumed`: an interrupted or failed run to go on with (perflab.resume), its finished steps skipped."""
     if plan["placement"]["kind"] == "kubernetes":  # the apps' pods on a cluster: perflab.kube
-        from perflab.kube import run as kube_run
+        from perflab.kube import run as kube_run  # loads the kubernetes client: only for a run on a cluster
 
         return kube_run.run_plan(plan, say, apps_root)
     doctor.ensure(log=say)
@@ -271,7 +238,7 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
     if resumed is None:
         run_id = store.begin_run(plan.data, env)
     else:
-        run_id = resume.reopen(store, resumed, plan, targets, say)
+        run_id = resume.reopen(store, resumed, targets, functools.partial(planned_parts, plan), say)
     # earlier complete runs of the same plan (same method) on this machine: each step is expected to
     # take what it took there; the whole runs' durations set the start of the estimates' scale
     method = method_hash(plan.data, env)
@@ -324,8 +291,6 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
 
 
 def _run_builds(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App]) -> None:
-    from perflab.scenarios.footprint import build_mode
-
     for sc in registry.in_phase(Phase.BUILD):
         if sc.name not in lab.plan["scenarios"]:
             continue
@@ -480,8 +445,6 @@ def _run_scenario(lab: Lab, target: Target, sc: Scenario, state: _TargetState) -
 
 def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state: _TargetState) -> None:
     """One long-lived instance, launched and verified once, shared by the ON_LOAD scenarios."""
-    from perflab import api_checks
-
     state.load_pending = False
     if not scenarios:
         return

@@ -13,14 +13,15 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from perflab.drivers.base import assess_load_side
+from perflab.instance import Instance
 from perflab.settings import Settings
 
 if TYPE_CHECKING:
     from perflab.apps import App, BuildResult
-    from perflab.instance import Instance
     from perflab.lab import Lab
     from perflab.progress import Progress
-    from perflab.report.facts import ChartInputs
+    from perflab.report.chart_inputs import ChartInputs
     from perflab.report.tables import Table
     from perflab.results import RunView
 
@@ -117,6 +118,8 @@ class Scenario:
     applies_why: str = ""
     # the parameters of a point label stored before points carried parameters (old runs)
     legacy_params: Callable[[str], dict] | None = None
+    # a rule across the plan's scenarios, checked when a plan is validated: (plan data, source), raises LabError
+    check_plan: Callable[[dict, str], None] | None = None
     # other scenarios whose figures it may also store (steady's launches are start-up launches too)
     feeds: tuple[str, ...] = ()
     # launch by launch, for interleaved rounds (perflab.rounds): (ctx, n) runs fresh launch n (1, 2, ...)
@@ -187,8 +190,6 @@ class Context:
                   app_cpu_share: float | None) -> tuple[bool, str]:
         """Whether the driver and the database (on this lab's CPUs), not the app (under the plan's CPU
         limit), set the pace of a measurement: perflab.drivers.base.assess_load_side."""
-        from perflab.drivers.base import assess_load_side
-
         return assess_load_side(driver_cpu_s, db_cpu_s, seconds, self.lab.driver_cpus(), list(self.lab.topology.db),
                                 app_cpu_share, float(self.plan["limits"]["cpus"]))
 
@@ -206,6 +207,4 @@ class Context:
 
     def launch(self, tag: str, spec=None) -> "Instance":
         """A fresh instance of this app/mode under the plan's limits (or `spec`), started."""
-        from perflab.instance import Instance
-
         return Instance(spec or self.spec(), tag=tag).start()

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from perflab.errors import LabError
 from perflab.paths import work_dir
 
 SCHEMA_VERSION = 2
@@ -97,11 +98,10 @@ class Store:
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is not None and int(row["value"]) < SCHEMA_VERSION:
-            from perflab import migrate
+            from perflab import migrate  # it upgrades with the catalogue (registry, plan), above this layer
 
             migrate.upgrade(self.db, self.path, int(row["value"]))
         elif row is not None and int(row["value"]) > SCHEMA_VERSION:
-            from perflab.errors import LabError
             raise LabError(f"{self.path} has results schema {row['value']}, this perflab writes {SCHEMA_VERSION}",
                            fix="use a newer perflab, or another PERFLAB_WORKDIR")
         self.db.executescript(_SCHEMA)

@@ -12,7 +12,6 @@ from perflab import plan
 from perflab.errors import LabError
 from perflab.profiles import diff, folded, gopprof, layers
 from perflab.profiles.merged import combine
-from perflab.profiles.settings import turned_on
 from perflab.store import method_hash
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pprof"
@@ -109,7 +108,7 @@ def test_the_gap_is_named_by_the_layers_that_make_it():
 def test_profiling_is_a_plan_setting_that_changes_the_method():
     base = plan.load("quick")
     assert base["profile"]["enabled"] is False
-    on = turned_on(base)
+    on = plan.with_profiling(base)
     assert on["profile"]["enabled"] is True
     assert method_hash(on.data, {}) != method_hash(base.data, {})
     with pytest.raises(LabError, match="profile.enabled must be true/false"):

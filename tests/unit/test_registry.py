@@ -9,7 +9,7 @@ import pytest
 
 from perflab import plan, registry, results, runner
 from perflab.errors import LabError
-from perflab.report import summary, tables
+from perflab.report import sections, summary
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
 from perflab.settings import Settings, setting
 from perflab.store import Store
@@ -133,8 +133,8 @@ def test_a_toy_scenarios_figures_reach_the_summary_and_the_report_tables(with_to
         view = results.load(store, run)
     finally:
         store.close()
-    assert "toy" in tables.report_scenarios(view)
-    [table] = tables.scenario_tables(view, "toy")
+    assert "toy" in sections.report_scenarios(view)
+    [table] = sections.scenario_tables(view, "toy")
     assert [c.summary.median for c in table.cells()] == [5.0]
     text = summary.render(view, width=160)
     assert "A toy scenario" in text and "5.00 [4.00-6.00]" in text

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from perflab import results
-from perflab.report import facts, html, markdown, published, ratios, tables, write_report
+from perflab.report import facts, html, markdown, published, ratios, sections, write_report
 from perflab.report.tables import fmt_value
 from perflab.store import Store
 
@@ -168,7 +168,8 @@ def _row(table_html: str, label: str) -> str:
 
 def test_every_stored_figure_appears_in_a_table_with_its_median_and_spread(synthetic):
     view, doc, md = _render(synthetic)
-    shown = {id(c) for s in tables.report_scenarios(view) for t in tables.scenario_tables(view, s) for c in t.cells()}
+    shown = {id(c) for s in sections.report_scenarios(view)
+             for t in sections.scenario_tables(view, s) for c in t.cells()}
     assert {id(c) for c in view.cells} <= shown
     for cell in view.cells:
         if cell.summary.n > 1:

@@ -3,6 +3,8 @@ goes on, and which launch rounds it keeps."""
 
 from __future__ import annotations
 
+import functools
+
 import io
 import time
 
@@ -61,7 +63,8 @@ def test_a_changed_method_is_refused_and_an_unchanged_one_reopens_the_run(store)
         resume.check_method(resumed, resumed.plan, {**ENV, "cpus_online": 4})
     resume.check_method(resumed, resumed.plan, dict(ENV))
     said = []
-    assert resume.reopen(store, resumed, resumed.plan, targets, said.append) == run_id
+    assert resume.reopen(store, resumed, targets, functools.partial(runner.planned_parts, resumed.plan),
+                         said.append) == run_id
     assert store.run(run_id)["status"] == "running" and "1 finished step(s) kept" in said[0]
 
 

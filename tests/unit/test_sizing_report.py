@@ -16,7 +16,8 @@ from perflab import memory_need, plan, registry, results
 from perflab.lab import Lab
 from perflab.progress import Progress
 from perflab.report import charts as plot
-from perflab.report import facts, summary, write_report
+from perflab.report import summary, write_report
+from perflab.report.chart_inputs import ChartInputs
 from perflab.scenario import Context
 from perflab.scenarios import memneeds
 from perflab.store import Store
@@ -103,7 +104,7 @@ def test_the_outcome_names_the_excluded_step_and_why(view):
 
 def test_the_memory_curve_has_each_steps_noise_and_the_line_from_clean_steps(view):
     colors = plot.colors_for(view)
-    [chart] = memneeds.charts(view, facts.ChartInputs({}, {}, []), colors)
+    [chart] = memneeds.charts(view, ChartInputs({}, {}, []), colors)
     traces = {t.name: t for t in chart.figure.data}
     quarkus = traces["quarkus/jvm"]
     at = dict(zip(quarkus.x, zip(quarkus.y, quarkus.error_y.array)))

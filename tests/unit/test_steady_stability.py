@@ -8,7 +8,7 @@ import pytest
 
 from perflab import results
 from perflab.report import summary
-from perflab.report.tables import scenario_tables
+from perflab.report.sections import scenario_tables
 from perflab.scenarios import steady
 from perflab.store import Store
 from tests.unit.test_report import ENV, PLAN

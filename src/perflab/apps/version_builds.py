@@ -12,6 +12,8 @@ from pathlib import Path
 from perflab.errors import LabError
 from perflab.paths import work_dir
 
+from .building import build as build_app
+from .descriptors import get
 from .versions import SEPARATOR, is_version, release_key, split_name, versions_dir
 
 
@@ -74,8 +76,6 @@ class Unavailable(LabError):
 def build(app, log=print):
     """Build the app; for app@version, record whether it built and turn a failure into Unavailable
     with the build's own reason, so the plan goes on with the other versions."""
-    from .building import build as build_app
-
     if not split_name(app.name)[1]:
         return build_app(app, log=log)
     try:
@@ -92,8 +92,6 @@ def build(app, log=print):
 
 def cli_versions(args) -> int:
     """`perflab versions APP`: the versions tried here, whether each built, and if not why."""
-    from perflab.apps.descriptors import get
-
     app = get(args.app)
     tried = known(app.name)
     print(f"{app.name}: {app.framework} {app.framework_version} (its own version)"

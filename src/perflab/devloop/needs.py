@@ -7,6 +7,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from perflab import apps, kafka
+from perflab.checks import Check
+from perflab.paths import work_dir
+
 # artifacts the dev loops load only in development (never in a build): (group, artifact, version
 # taken from which app)
 DEV_ARTIFACTS = (
@@ -23,8 +27,6 @@ def _local_repo() -> Path:
 
 def missing_dev_artifacts() -> list[str]:
     """group:artifact:version of the dev artifacts not in the local Maven repository yet."""
-    from perflab import apps
-
     try:
         found = apps.discover()
     except Exception:  # a broken descriptor is doctor's app check's business, not this one's
@@ -41,9 +43,6 @@ def missing_dev_artifacts() -> list[str]:
 
 
 def checks() -> list:
-    from perflab.doctor import Check
-    from perflab.paths import work_dir
-
     out = []
     missing = missing_dev_artifacts()
     if missing:
@@ -57,8 +56,6 @@ def checks() -> list:
     else:
         out.append(Check("devloop: dev-mode artifacts", True, "Quarkus dev mode and Spring Boot DevTools artifacts "
                          "are in the local Maven repository", required=False))
-    from perflab import kafka
-
     lib = kafka.jars_dir()
     have = (lib / ".complete").exists()
     out.append(Check("devloop: Kafka broker", have,

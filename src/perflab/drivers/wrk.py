@@ -21,6 +21,7 @@ from typing import Mapping, Sequence
 from .base import (ErrorCounts, LatencyStats, LoadResult, assess_driver_bound, percentile_key,
                    run_driver)
 from .install import Log, ensure_apt_binary, say
+from .merge import merge
 
 LUA_DIR = Path(__file__).parent / "lua"
 BUILTIN_SCRIPTS = {"post_data": LUA_DIR / "post_data.lua", "get_data": LUA_DIR / "get_data.lua"}
@@ -268,8 +269,6 @@ class IntervalRuns:
     @property
     def merged(self) -> LoadResult:
         """The measured intervals as one load point (perflab.drivers.merge)."""
-        from .merge import merge
-
         result = merge([t.result for t in self.measured])
         result.warmup_s = float(self.warmup_s)
         return result

@@ -9,6 +9,7 @@ image that is not Jib's (the error says how to push the tarball).
 from __future__ import annotations
 
 from perflab.drivers.install import OHA_VERSION
+from perflab.drivers.oha import ensure_oha
 from perflab.kube import images, manifests
 
 LABEL = "load driver"  # its key among the run's images (and in the run's record of them)
@@ -20,8 +21,6 @@ def reference(registry: str) -> str:
 
 def build(how: str, registry: str, log: images.Log = print) -> images.Built:
     """Write the driver's image tarball (how = "tarball"), unless this version's is there already."""
-    from perflab.drivers.oha import ensure_oha
-
     image = reference(registry)
     if how == "push":
         raise images.not_pushed(LABEL, image)

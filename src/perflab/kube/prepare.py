@@ -9,12 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from perflab import apps
 from perflab.apps.launching import heap_opts, mode_jvm_opts
 from perflab.errors import LabError
 from perflab.kube import driver_image, images as kube_images, load, loadjob, manifests, oci
 from perflab.kube.measure import Workload
 from perflab.kube.objects import Objects
 from perflab.plan import Plan
+from perflab.scenarios.coldstart import reference_mode
+from perflab.targets import Target
 
 Say = Callable[[str], None]
 # the namespace the dry run renders into: it exists on every cluster (the run's own does not yet)
@@ -59,10 +62,6 @@ REFERENCE = "coldstart-reference"  # the label of cold start's reference image a
 def reference(out: Images, plan: Plan, apps_root: Path | None, say: Say):
     """Cold start's reference app/mode (the Go reference) as a target, its image provided as the
     apps' are; or why it cannot be (a str)."""
-    from perflab import apps
-    from perflab.runner import Target
-    from perflab.scenarios.coldstart import reference_mode
-
     name = plan.settings("coldstart").reference
     try:
         app = apps.with_dirs(apps.discover(apps_root), plan["app_dirs"])[0][name]

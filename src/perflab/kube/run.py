@@ -28,6 +28,7 @@ from perflab.kube.objects import Objects, api_message
 from perflab.plan import Plan
 from perflab.postgres import Connection
 from perflab.store import Store
+from perflab.targets import select_targets
 
 # what runs on the cluster today (coldstart where Knative Serving is installed); other planned
 # scenarios are recorded as unavailable there
@@ -55,8 +56,6 @@ def run_plan(plan: Plan, say: Say = print, apps_root: Path | None = None) -> str
 
 
 def _run_plan(plan: Plan, say: Say, apps_root: Path | None) -> str:
-    from perflab.runner import select_targets
-
     placement = plan.model.placement
     cluster = kube_cluster.connect(placement)
     objs = Objects(cluster)

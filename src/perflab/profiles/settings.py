@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from perflab.errors import LabError
 from perflab.settings import Settings, setting
 
 
@@ -14,18 +15,8 @@ class ProfileSettings(Settings):
                                    "profiles are not kept (and say so)", "MB", gt=0)
 
 
-def turned_on(plan_obj):
-    """The plan with profiling on (`--profile`): a plan of its own, so its method hash differs."""
-    from perflab import plan
-
-    data = {**plan_obj.data, "profile": {**plan_obj.data["profile"], "enabled": True}}
-    return plan.validate(data, plan_obj.source)
-
-
 def check(data: dict, source: str) -> None:
     """Profiles are recorded by the lab on its own machine: not in pods on a cluster."""
-    from perflab.errors import LabError
-
     if data["profile"]["enabled"] and data["placement"]["kind"] != "local":
         raise LabError(f"{source}: profile.enabled needs placement.kind = \"local\": on {data['placement']['kind']} "
                        "the apps run in pods the lab cannot attach a profiler to",

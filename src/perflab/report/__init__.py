@@ -16,6 +16,10 @@ from perflab.errors import LabError
 from perflab.paths import work_dir
 from perflab.store import Store
 
+# This package's face holds the report's entry points, yet the scenarios import its kit (charts,
+# tables): the assembly (facts, html, markdown, versions, compare, gate) reaches the registry, so it
+# is imported inside the functions below. Moving these functions into a module of their own ends that.
+
 
 @dataclass
 class ReportPaths:

@@ -252,7 +252,8 @@ def strip_chart(title: str, groups: list[tuple[str, str, list[Point]]], x: Axis,
 
 # --- the report's charts -------------------------------------------------------------------------
 
-def _point(cell: Cell, x: float, note: str = "") -> Point:
+def cell_point(cell: Cell, x: float, note: str = "") -> Point:
+    """A cell as one point of a curve at x: its median, its range and its flags."""
     s = cell.summary
     return Point(x, s.median, s.min, s.max, frozenset(cell.flags), note)
 
@@ -261,7 +262,8 @@ def _conns(cell: Cell) -> int | None:
     return cell.params.get("connections")
 
 
-def _spans_decades(values: list[float], factor: float = 30.0) -> bool:
+def spans_decades(values: list[float], factor: float = 30.0) -> bool:
+    """Whether the positive values span more than `factor` (a log axis then reads them better)."""
     positive = [v for v in values if v > 0]
     return bool(positive) and max(positive) / min(positive) > factor
 
@@ -278,7 +280,7 @@ def sweep_charts(view: RunView, colors: dict[str, str]) -> list[Chart]:
         targets = [t for t in colors if any(c.target == t for c in cells)]
 
         def points(target: str, metric: str) -> list[Point]:
-            return [_point(c, _conns(c), c.point) for c in cells if c.target == target and c.metric == metric]
+            return [cell_point(c, _conns(c), c.point) for c in cells if c.target == target and c.metric == metric]
 
         thr = [Series(t, colors[t], points(t, "rps")) for t in targets]
         published_thr = published_series(path, "rps", colors)
@@ -306,7 +308,7 @@ def sweep_charts(view: RunView, colors: dict[str, str]) -> list[Chart]:
 
 def _latency_axis(label: str, series: list[Series]) -> Axis:
     """A log axis when the measured values span decades, else linear from 0."""
-    decades = _spans_decades([p.y for s in series for p in s.points])
+    decades = spans_decades([p.y for s in series for p in s.points])
     return Axis(label, log=decades, zero=not decades)
 
 
@@ -355,11 +357,11 @@ def percentile_charts(view: RunView, colors: dict[str, str]) -> list[Chart]:
                 continue
             rate = next((c.summary.median for c in view.find("latency", "offered_rate", point) if c.target == t), None)
             name = t + (f" @ {fmt_value(rate)} req/s" if rate else "")
-            series.append(Series(name, colors[t], [_point(mine[m], _nines(p), f"p{p:g}")
+            series.append(Series(name, colors[t], [cell_point(mine[m], _nines(p), f"p{p:g}")
                                                    for m, p in PERCENTILES if m in mine]))
         ys = [p.y for s in series for p in s.points]
         chart = line_chart(f"open loop at {point}: latency by percentile", series, Axis("percentile", ticks=ticks),
-                           Axis("latency ms", log=_spans_decades(ys, 10), zero=not _spans_decades(ys, 10)),
+                           Axis("latency ms", log=spans_decades(ys, 10), zero=not spans_decades(ys, 10)),
                            key=f"percentiles-{point}")
         if chart:
             charts.append(chart)
@@ -440,4 +442,4 @@ def startup_chart(view: RunView, colors: dict[str, str], metric: str = "ttfr_ms"
     xs = [p.x for _, _, pts in groups for p in pts]
     what = {"ttfr_ms": "time to first response", "framework_start_ms": "framework-reported start"}.get(metric, metric)
     return strip_chart(f"Start-up: {what}, every launch", groups,
-                       Axis(f"{what} ms", log=_spans_decades(xs, 10)), key=f"startup-{metric}")
+                       Axis(f"{what} ms", log=spans_decades(xs, 10)), key=f"startup-{metric}")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perflab import registry
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.published import CLAIMS
 from perflab.report.tables import fmt_published
 from perflab.report.timelines import MalformedTimeline, TimelineRow, read_timeline
@@ -34,16 +35,6 @@ class RunExtras:
     def chart_inputs(self, scenario: str) -> ChartInputs:
         return ChartInputs(self.samples.get(scenario, {}), self.timelines.get(scenario, {}),
                            self.unread.get(scenario, []))
-
-
-@dataclass(frozen=True)
-class ChartInputs:
-    """What a scenario's charts read besides the run's figures: its own files, by app/mode
-    (see perflab.scenario.Scenario.charts)."""
-
-    samples: dict[str, Path]  # app/mode -> RSS/CPU samples CSV
-    timelines: dict[str, list[TimelineRow]]  # app/mode -> intervals of all launches
-    unread: list[str]  # files left out, "app/mode file: why"
 
 
 def load_extras(store: Store, run_id: str) -> RunExtras:

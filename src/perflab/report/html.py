@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from functools import cache
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from perflab import registry
@@ -21,35 +19,10 @@ from perflab.report import charts, cost, findings, profiles, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods, projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
-from perflab.report.tables import (SERIOUS_FLAGS, scenario_title, flag_help, fmt_published, fmt_ratio,
-                                   fmt_value, report_scenarios, scenario_tables, spread_text)
-from perflab.results import Cell, RunView
-
-FLAG_BADGE = {"noisy": "noisy", "driver-bound": "driver-bound", "errors": "errors", "no-responses": "no responses",
-              "cached-build": "cached"}
-
-
-@cache
-def templates() -> Environment:
-    env = Environment(loader=PackageLoader("perflab.report", "templates"), autoescape=True, trim_blocks=True,
-                      lstrip_blocks=True, undefined=StrictUndefined)
-    env.globals["cell_view"] = cell_view
-    return env
-
-
-def cell_view(cell: Cell) -> dict:
-    """A measured cell as the template shows it: the median in bold, flag badges, the spread below."""
-    s = cell.summary
-    serious = cell.flags & SERIOUS_FLAGS
-    shown = sorted(f for f in cell.flags if f != "single")  # n=1 is in the spread line already
-    return {
-        "cls": "num" + (" f-serious" if serious else " f-noisy" if "noisy" in cell.flags else ""),
-        "median": f"{s.median:g}", "shown": fmt_value(s.median), "spread": spread_text(cell),
-        "all_values": ", ".join(fmt_value(v) for v in cell.values),
-        "badges": [{"cls": FLAG_BADGE.get(f, "other").replace(" ", "-"), "help": flag_help(f),
-                    "text": FLAG_BADGE.get(f, f)} for f in shown],
-    }
-
+from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
+from perflab.report.tables import flag_help, fmt_published, fmt_ratio
+from perflab.report.templating import FLAG_BADGE, templates
+from perflab.results import RunView
 
 def measured_ratio_text(r: ratios.Ratio) -> str:
     if r.measured is None:

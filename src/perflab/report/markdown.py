@@ -12,8 +12,9 @@ from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_row
 from perflab.report.published import projection as published_projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
-from perflab.report.tables import (FLAG_MARK, Table, scenario_title, flag_help, fmt_published, fmt_ratio, fmt_value,
-                                   cell_text, marks, report_scenarios, scenario_tables, spread_text)
+from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
+from perflab.report.tables import (FLAG_MARK, Table, flag_help, fmt_published, fmt_ratio, fmt_value, cell_text, marks,
+                                   spread_text)
 from perflab.results import Cell, RunView
 from perflab.scenario import TextTable
 

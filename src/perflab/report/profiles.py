@@ -12,6 +12,7 @@ from perflab.profiles import diff, flame, folded
 from perflab.profiles.layers import LAYER_TITLES
 from perflab.profiles.merged import Profile
 from perflab.report.charts import Chart
+from perflab.report.templating import templates
 from perflab.scenario import TextTable
 
 TOP = 15
@@ -163,7 +164,6 @@ def compare_runs(store, a_id: str, b_id: str, out_path) -> list[str]:
     from perflab.errors import LabError
     from perflab.profiles import merged
     from perflab.report import charts
-    from perflab.report.html import templates
 
     compared = across_runs(merged.load(store, a_id), merged.load(store, b_id))
     if not compared:

@@ -22,7 +22,8 @@ import re
 from dataclasses import dataclass, field
 
 from perflab import ratios_ci, stats
-from perflab.report.published import CLAIMS, RT2019_BUDGET_MB, Claim, Where, claim, projection, target_of
+from perflab.report.published import (CLAIMS, NOT_TRANSCRIBED, RT2019_BUDGET_MB, Claim, Where, claim, projection,
+                                       target_of)
 from perflab.report.tables import cell_order, fmt_published, fmt_value
 from perflab.results import Cell, RunView
 
@@ -338,8 +339,6 @@ class StudyTally:
 
 def by_study(results: list[ClaimResult]) -> list[StudyTally]:
     """A tally per study, in the order of its first claim."""
-    from perflab.report.published import NOT_TRANSCRIBED
-
     tallies: dict[str, StudyTally] = {}
     for res in results:
         t = tallies.setdefault(res.claim.study, StudyTally(res.claim.study))

@@ -15,8 +15,8 @@ from rich.text import Text
 
 from perflab import registry
 from perflab.report import findings, ratios
-from perflab.report.tables import (FLAG_MARK, Table, cell_text, flag_help, report_scenarios, scenario_tables,
-                                   scenario_title)
+from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
+from perflab.report.tables import FLAG_MARK, Table, cell_text, flag_help
 from perflab.results import RunView
 from perflab.scenario import TextTable
 

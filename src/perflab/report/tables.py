@@ -209,54 +209,6 @@ def by_point_table(view: RunView, key: str, title: str, cells: list[Cell], row_h
     return Table(key, title, row_header, targets, rows, note)
 
 
-def _generic(view: RunView, scenario: str, cells: list[Cell], title: str = "") -> list[Table]:
-    """Whatever the scenario stored: one row per app/mode when every figure is at one point,
-    else one table per app/mode with a row per point."""
-    if not cells:
-        return []
-    metrics = list(dict.fromkeys(c.metric for c in cells))
-    points = points_in_order(cells)
-    if len(points) == 1:
-        heading = f"{title}{' at ' + points[0] if points[0] else ''}" if title else (points[0] or "figures")
-        if len(metrics) <= 4:
-            t = by_target_table(view, f"{scenario}-all", heading, cells, metrics)
-            return [t] if t else []
-        # many figures at one point: a row per figure reads better than a very wide row per app/mode
-        targets = ordered_targets(view, cells)
-        rows = [(label(m), [next((c for c in cells if c.metric == m and c.target == t), None) for t in targets])
-                for m in metrics]
-        return [Table(f"{scenario}-all", heading, "figure", targets, rows)]
-    out = []
-    for target in ordered_targets(view, cells):
-        mine = [c for c in cells if c.target == target]
-        rows = []
-        for point in points:
-            by_metric = {c.metric: c for c in mine if c.point == point}
-            if by_metric:
-                rows.append((point or "(run)", [by_metric.get(m) for m in metrics]))
-        out.append(Table(f"{scenario}-{target}", f"{title + ': ' if title else ''}{target}", "point",
-                         [label(m) for m in metrics], rows))
-    return out
-
-
-def scenario_tables(view: RunView, scenario: str) -> list[Table]:
-    """The scenario's own tables (its registered presentation), plus a generic table of any figure
-    those leave out, so no stored figure is missing from a report."""
-    from perflab import registry
-
-    sc = registry.get(scenario)
-    shaped = sc.tables if sc is not None else None
-    tables = shaped(view) if shaped else _generic(view, scenario, view.find(scenario))
-    shown = {id(c) for t in tables for c in [*t.cells(), *t.annotated]}
-    left = [c for c in view.find(scenario) if id(c) not in shown]
-    if left and shaped:
-        more = _generic(view, scenario + "-more", left, "other figures")
-        for t in more:
-            t.terminal = False  # the report shows every figure; the terminal keeps to the scenario's own tables
-        tables += more
-    return [t.without_empty_columns() for t in tables]
-
-
 def percentile_table(key: str, title: str, cells: list[Cell], row_header: str, row_label) -> Table | None:
     """Rows = points, columns = latency percentiles (one app/mode's cells)."""
     metrics = [m for m, _ in PERCENTILES] + ["latency_max_ms"]
@@ -270,13 +222,6 @@ def percentile_table(key: str, title: str, cells: list[Cell], row_header: str, r
     return Table(key, title, row_header, [label(m) for m in metrics], rows, terminal=False)
 
 
-def scenario_title(scenario: str) -> str:
-    from perflab import registry
-
-    sc = registry.get(scenario)
-    return sc.title if sc is not None else scenario
-
-
 def sweep_series(view: RunView) -> list[dict]:
     """The plan's sweep series, plus any series found only in the figures."""
     series = list(view.plan.get("sweep", {}).get("series", []))
@@ -287,13 +232,3 @@ def sweep_series(view: RunView) -> list[dict]:
             known.add(name)
             series.append({"name": name, "path": c.params.get("path", "")})
     return series
-
-
-def report_scenarios(view: RunView) -> list[str]:
-    """Scenarios in the lab's order: those planned, and any with figures."""
-    from perflab import registry
-
-    order = registry.names()
-    present = set(view.plan.get("scenarios", [])) | {c.scenario for c in view.cells}
-    extra = sorted(present - set(order))
-    return [s for s in order if s in present] + extra

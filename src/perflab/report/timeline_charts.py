@@ -12,8 +12,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from perflab.report.charts import (LINE_HEIGHT, PALETTE, Axis, Chart, _axis, _figure, _flag_traces,
-                                   _spans_decades)
-from perflab.report.facts import ChartInputs
+                                   spans_decades)
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import fmt_value
 from perflab.report.timelines import TimelineRow, by_point
 from perflab.results import RunView
@@ -174,7 +174,7 @@ def latency_over_time_charts(timelines: dict[str, list[TimelineRow]], view: RunV
                 marks.append((target, color, start, text))
         if not traces:
             continue
-        log = _spans_decades(ys)
+        log = spans_decades(ys)
         fig = _figure(f"Latency from launch: {point}", _axis(X_AXIS, [0.0]),
                       _axis(Axis("latency ms", log=log, zero=not log), ys), LINE_HEIGHT)
         fig.add_traces(traces)

@@ -24,7 +24,8 @@ from pydantic import field_validator, model_validator
 from perflab import capacity_search as cs
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
-from perflab.report.facts import ChartInputs
+from perflab.report import charts as plot, timeline_charts
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -253,14 +254,11 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-    from perflab.report import timeline_charts
-
     steps = [c for c in view.find("capacity") if c.params.get("step") is not None]
     series = []
     for t in colors:
         for metric, name, dash in CURVE:
-            pts = [plot._point(c, c.params["rate"], c.point) for c in steps if c.target == t and c.metric == metric]
+            pts = [plot.cell_point(c, c.params["rate"], c.point) for c in steps if c.target == t and c.metric == metric]
             series.append(plot.Series(f"{t} {name}", colors[t], pts, dash=dash, group=t))
     rates = [c.params["rate"] for c in steps]
     if not rates:
@@ -271,8 +269,8 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
                                   dash="dashdot", markers=False))
     ys = [p.y for s in series for p in s.points]
     curve = plot.line_chart("Latency vs offered rate (p50 dotted, p99 solid, p99.9 dashed)", series,
-                            plot.Axis("offered req/s", log=plot._spans_decades(rates)),
-                            plot.Axis("latency ms", log=plot._spans_decades(ys, 10)), key="capacity-curve")
+                            plot.Axis("offered req/s", log=plot.spans_decades(rates)),
+                            plot.Axis("latency ms", log=plot.spans_decades(ys, 10)), key="capacity-curve")
     # the warm-up before each search, every app/mode on one chart
     return timeline_charts.warmup_charts(inputs.timelines, view, colors, scenario="capacity",
                                          unread=inputs.unread) + [curve]

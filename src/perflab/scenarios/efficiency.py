@@ -22,7 +22,8 @@ from pydantic import field_validator
 from perflab.drivers import oha
 from perflab.drivers.base import RATE_SHORTFALL_LIMIT
 from perflab.instance import mb
-from perflab.report.facts import ChartInputs
+from perflab.report import charts as plot
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_point_table, fmt_value
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -155,12 +156,10 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-
     out = []
     for metric, title in COST:
         cells = view.find("efficiency", metric)
-        series = [plot.Series(t, colors[t], [plot._point(c, c.params["rate"], c.point) for c in cells
+        series = [plot.Series(t, colors[t], [plot.cell_point(c, c.params["rate"], c.point) for c in cells
                                              if c.target == t and c.params.get("rate")]) for t in colors]
         out.append(plot.line_chart(f"{title} vs offered rate", series, plot.Axis("offered req/s"),
                                    plot.Axis(title, zero=True), key=f"efficiency-{metric}"))

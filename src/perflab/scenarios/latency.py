@@ -12,7 +12,8 @@ import re
 
 from perflab.drivers import oha, wrk
 from perflab.instance import Instance
-from perflab.report.facts import ChartInputs
+from perflab.report import charts as plot, timeline_charts
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import PERCENTILES, Table, by_target_table, label, ordered_targets, points_in_order
 from perflab.results import RunView
 from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point
@@ -122,9 +123,6 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-    from perflab.report import timeline_charts
-
     return (plot.percentile_charts(view, colors)
             + timeline_charts.latency_over_time_charts(inputs.timelines, view, colors, scenario="latency"))
 

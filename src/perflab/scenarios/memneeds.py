@@ -35,12 +35,12 @@ from perflab import jvmflags, jvmstat, memory_need
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
 from perflab.instance import Instance, mb
-from perflab.report.facts import ChartInputs
+from perflab.report import charts as plot
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
 from perflab.scenarios import intervals
-from perflab.scenarios.steady import _jvm_pid
 from perflab.scenarios.warmup import WarmupSettings, until_steady
 from perflab.settings import setting
 from perflab.steadystate import precision
@@ -141,7 +141,7 @@ def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> me
         inst.wait_until_ready(cfg.timeout_s)
         pid = None
         if heap_mb is not None:  # read back now: a JVM that will starve under load still answers promptly
-            pid = _jvm_pid(inst)
+            pid = jvmstat.jvm_pid(inst)
             heap, why = jvmflags.max_heap_mb(pid) if pid else (None, "no java process found")
             figures["heap_applied_mb"] = (heap, "MB")
             extra.update({"heap_applied_mb missing": why} if why else {})
@@ -361,8 +361,6 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-
     cells = [c for c in view.find("memneeds", "rps") if c.params.get("memory_mb")]
     ci = {(c.target, c.point): c.summary.median for c in view.find("memneeds", "precision_pct")}
     keep = {c.target: c.params.get("keep", 0.9) for c in view.find("memneeds", "memory_needed_mb")}
@@ -371,7 +369,7 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
         mine = [c for c in cells if c.target == t]
         points = []
         for c in mine:
-            p = plot._point(c, c.params["memory_mb"], c.point)
+            p = plot.cell_point(c, c.params["memory_mb"], c.point)
             half = ci.get((t, c.point))
             if half is not None:  # the step's own noise rather than the (single) repeat's min..max
                 p = dataclasses.replace(p, low=p.y * (1 - half / 100), high=p.y * (1 + half / 100))

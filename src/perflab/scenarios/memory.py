@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 from perflab.drivers import wrk
-from perflab.report.facts import ChartInputs
+from perflab.report import charts as plot
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_target_table, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -77,8 +78,6 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-
     return [plot.rss_chart(inputs.samples, colors)]
 
 SCENARIO = Scenario(

@@ -27,7 +27,8 @@ from perflab.drivers import oha, wrk
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance, mb
-from perflab.report.facts import ChartInputs
+from perflab.report import charts as plot
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_target_table
 from perflab.results import RunView
 from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point
@@ -280,8 +281,6 @@ def tables(view: RunView) -> list[Table]:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-
     return [plot.rss_chart(inputs.samples, colors, "RSS over the soak", key="rss-soak"),
             *plot.interval_charts(view, "soak", colors)]
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 import time
 
 from perflab import api_checks, probes
-from perflab.errors import AppFailed
+from perflab.errors import AppFailed, LabError
 from perflab.instance import mb
-from perflab.plan import steady_feeds_startup
-from perflab.report.facts import ChartInputs
+from perflab.report import charts as plot
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_target_table
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -151,7 +151,6 @@ def legacy_params(label: str) -> dict:
     return {"launch": label} if label in ("cold", "warm") else {}
 
 
-
 def describe(p: dict, plan: dict) -> str:
     rest = p.get("rest_s", 0)
     steady = plan.get("steady") or {}
@@ -165,12 +164,30 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-
     return [plot.startup_chart(view, colors), plot.startup_chart(view, colors, "framework_start_ms")]
+
+
+def steady_feeds_startup(data: dict, scenarios: list[str]) -> bool:
+    """Whether steady's launches are also startup's warm launches where these scenarios run."""
+    steady = data.get("steady") or {}  # a run stored before the setting existed has none
+    return bool(steady.get("startup_figures")) and "steady" in scenarios and "startup" in scenarios
+
+
+def check_warm_launches(data: dict, source: str) -> None:
+    """Start-up figures need a warm launch beside the cold one: startup's own, or steady's, in every
+    scenario list of the plan (an app's extra modes may run startup without steady)."""
+    if data["startup"]["runs"] >= 2:
+        return
+    for where, scenarios in [("scenarios", data["scenarios"])] + [(f"mode_scenarios.{m}", s)
+                                                                   for m, s in data["mode_scenarios"].items()]:
+        if "startup" in scenarios and not steady_feeds_startup(data, scenarios):
+            raise LabError(f"{source}: startup.runs = {data['startup']['runs']} leaves no warm launch in {where}",
+                           fix="set startup.runs to 2 or more, or steady.startup_figures = true with steady "
+                               "beside startup")
+
 
 SCENARIO = Scenario(
     name="startup", title="Start-up: time to first response, framework start, memory after start",
     phase=Phase.OWN_BEFORE, settings=StartupSettings, run=run, estimate_s=estimate_s, tables=tables,
     legacy_params=legacy_params, describe=describe, charts=charts, verifies_contract=True, launch=launch,
-    planned_launches=planned_launches, after_launches=after_launches)
+    planned_launches=planned_launches, after_launches=after_launches, check_plan=check_warm_launches)

@@ -29,22 +29,21 @@ is stored as a warm launch of the startup scenario, so a plan need not launch ev
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 
 from pydantic import field_validator
 
-from perflab import dbstats, jvmstat, probes, stats
+from perflab import dbstats, jvmstat, stats
 from perflab.drivers import oha, wrk
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
-from perflab.plan import steady_feeds_startup
 from perflab.profiles import recording as profile
 from perflab.report import timeline_charts
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario, point
 from perflab.scenarios import intervals, startup
+from perflab.scenarios.startup import steady_feeds_startup
 from perflab.scenarios.steady_report import NOT_STEADY, launch_part, stability, tables
 from perflab.settings import Settings, setting
 from perflab.steadystate import Rule, drift, judge, precision
@@ -117,17 +116,6 @@ class PointRun:
     evidence: dict = field(default_factory=dict)  # GC, JIT and SQL over the intervals after the window
 
 
-def _jvm_pid(inst: Instance) -> int | None:
-    """The java process of the instance (its command may start it through a shell)."""
-    for pid in probes.process_tree(inst.pid):
-        try:
-            if os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "java":
-                return pid
-        except OSError:
-            continue
-    return None
-
-
 def _evidence_now(ctx: Context, jvm_pid: int | None) -> tuple:
     return (jvmstat.read(jvm_pid) if jvm_pid else None, dbstats.snapshot(ctx.lab.db_for(ctx.app)))
 
@@ -185,40 +173,12 @@ def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str, db: _DbC
     return Interval(phase, (end_ns - inst.spawn_ns) / 1e9, result, cpu, spent)
 
 
-class _JitWatch:
-    """Whether the JIT is still at work: its compile time per second since the last reading,
-    read at most every few intervals (a reading costs ~0.2 s of the driver's CPU). Throughput can
-    look flat for a while with the compiler still taking a large share of a one-CPU quota."""
-
-    def __init__(self, pid: int | None, cfg: SteadySettings) -> None:
-        self.pid, self.limit, self.every = pid, cfg.max_jit_ms_per_s, max(1, cfg.window // 2)
-        self.last = jvmstat.read(pid) if pid else None
-        self.last_at = 0
-        self.verdict = ""
-
-    def still_compiling(self, intervals: int) -> str:
-        """"" when the JIT is quiet enough (or cannot be read: not a JVM), else why not."""
-        if self.pid is None or self.last is None or not self.last.ok or self.limit <= 0:
-            return ""
-        if intervals - self.last_at < self.every:
-            return self.verdict
-        now = jvmstat.read(self.pid)
-        d = jvmstat.delta(self.last, now)
-        self.last, self.last_at = now, intervals
-        if d.get("compile_ms") is None or not d.get("interval_ms"):
-            self.verdict = ""
-        else:
-            rate = 1000 * d["compile_ms"] / d["interval_ms"]
-            self.verdict = f"JIT still compiling: {rate:,.0f} ms/s" if rate > self.limit else ""
-        return self.verdict
-
-
 def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int) -> PointRun:
     cfg: SteadySettings = ctx.settings
     rule = cfg.rule()
     run = PointRun()
-    jvm_pid = _jvm_pid(inst)
-    jit = _JitWatch(jvm_pid, cfg)
+    jvm_pid = jvmstat.jvm_pid(inst)
+    jit = jvmstat.JitWatch(jvm_pid, cfg)
     db = _DbClock(ctx)
     started = time.monotonic()
     while True:  # warm-up: until the last window is steady, or the maximum

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from perflab import stats
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
-from perflab.report.facts import ChartInputs
+from perflab.report import charts as plot, timeline_charts
+from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_point_table, ordered_targets, percentile_table, sweep_series
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -179,9 +180,6 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    from perflab.report import charts as plot
-    from perflab.report import timeline_charts
-
     return plot.sweep_charts(view, colors) + timeline_charts.over_time_charts(view, inputs, colors, "sweep")
 
 SCENARIO = Scenario(

@@ -11,11 +11,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from perflab import jvmstat
 from perflab.drivers import wrk
 from perflab.instance import Instance
 from perflab.scenario import Context
 from perflab.scenarios import intervals
-from perflab.scenarios.steady import _jvm_pid, _JitWatch
 from perflab.settings import Settings, setting
 from perflab.steadystate import Rule, judge
 
@@ -58,7 +58,7 @@ def _until_steady(ctx: Context, inst: Instance, path: str, cfg: WarmupSettings, 
                   rows: list[list]) -> WarmedUp:
     rule = cfg.rule()
     cpus = ctx.lab.driver_cpus()
-    jit = _JitWatch(_jvm_pid(inst), cfg)
+    jit = jvmstat.JitWatch(jvmstat.jvm_pid(inst), cfg)
     values: list[float] = []
     started = time.monotonic()
     point = f"warm-up {path} c={cfg.warmup_connections}"

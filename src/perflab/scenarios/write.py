@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from perflab.apps import CONTRACT_API
+from perflab.report import timeline_charts
 from perflab.report.tables import Table, by_point_table
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
@@ -59,8 +60,6 @@ def tables(view: RunView) -> list[Table]:
     return out
 
 def charts(view: RunView, inputs, colors: dict) -> list:
-    from perflab.report import timeline_charts
-
     return timeline_charts.over_time_charts(view, inputs, colors, "write")
 
 

@@ -12,6 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from perflab import apps
+from perflab.devloop import claims as devloop_claims
+from perflab.errors import LabError
 from perflab.report.published.claims import STUDIES, target_of
 
 
@@ -45,8 +48,6 @@ def _limits_text(plan: dict) -> str | None:
 def _native_heap(plan: dict) -> list[str]:
     """The heap options the studies' Quarkus native (Q-native) is launched with under this plan, as
     its descriptor renders the plan's JVM options now."""
-    from perflab import apps
-
     app, mode = target_of("Q-native").split("/")
     found = apps.get(app)
     argv, _ = apps.launch_argv(found.for_mode(mode), found.mode(mode),
@@ -56,17 +57,11 @@ def _native_heap(plan: dict) -> list[str]:
 
 def _framework_a_steps(plan: dict) -> str:
     """The steps the lab's stop-rebuild-restart loop takes for Spring Boot (LAB-2020's Framework A)."""
-    from perflab.devloop import claims as devloop_claims
-
     return ", ".join(devloop_claims.LAB_STEPS["Framework A"])
 
 
 def _stream_library(plan: dict) -> str:
     """The library the Quarkus stream app's processor is written with, as its build names it."""
-    from perflab import apps
-
-    from perflab.errors import LabError
-
     try:
         pom = (apps.get(STREAM_APP).dir / "pom.xml").read_text()
     except (LabError, OSError):

@@ -1,0 +1,58 @@
+"""The app/modes a plan measures: its apps (the contract's, the named ones and the user's own
+folders), each planned version of them, and the modes asked for, with why one cannot run here and
+which scenarios run on another app/mode instead (run_on)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from perflab import apps, run_on
+from perflab.apps import versions
+from perflab.errors import LabError
+
+if TYPE_CHECKING:
+    from perflab.plan import Plan
+
+
+@dataclass
+class Target:
+    app: apps.App
+    mode: str
+    unavailable: str = ""  # why this app/mode cannot run here ("" = it can)
+    ready_s: float | None = None  # how long it took to get ready in earlier runs here (None: no run yet)
+    steady_s: dict[str, float] = field(default_factory=dict)  # per steady point: launch to steady state, earlier runs
+    elsewhere: dict[str, str] = field(default_factory=dict)  # scenario -> the app/mode it runs on instead (run_on)
+
+    @property
+    def default_mode(self) -> bool:
+        return self.mode == next(iter(self.app.modes))
+
+    @property
+    def label(self) -> str:
+        return f"{self.app.name}/{self.mode}"
+
+
+def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
+    lab_apps = apps.discover(apps_root)
+    # "all" means the apps that serve the contract: apps with an API of their own are named explicitly
+    names = [n for n, a in lab_apps.items() if a.api == apps.CONTRACT_API and n not in plan["skip_apps"]] \
+        if "all" in plan["apps"] else plan["apps"]
+    # the user's own apps (app_dirs) join them
+    found, added = apps.with_dirs(lab_apps, plan["app_dirs"])
+    names = list(names) + [n for n in added if n not in names]
+    targets = []
+    for name in names:
+        if name not in found:
+            raise LabError(f"plan {plan.name}: unknown app {name!r}", fix=f"known apps: {', '.join(found)}")
+        app = found[name]
+        if "all" in plan["modes"]:
+            modes = list(app.modes)
+        else:  # "main": each app's first mode (JVM for the frameworks, native for the Go reference)
+            modes = [m for m in app.modes if m in plan["modes"] or ("main" in plan["modes"] and m == next(iter(app.modes)))]
+        for variant in versions.expand(app, plan["versions"].get(name, [])):  # app@version per planned version
+            for mode in modes:
+                targets.append(Target(variant, mode, apps.unavailable(variant, mode, plan["limits"]["jdk"] or None)))
+    run_on.place(plan, targets)
+    return targets
