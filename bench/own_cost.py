@@ -100,11 +100,14 @@ class Side:
 
 
 def figures(run_id: str) -> dict[tuple[str, str], float]:
-    """(app/mode, metric) -> the median over the run's launches of its headline steady figures."""
+    """(app/mode, metric) -> the median over the run's launches of its headline steady figures, at
+    the closed-loop point only: the open-loop point is offered half of each side's own throughput,
+    so its figures differ with the instrument's cost by design and would hide it."""
     store = Store()
     found: dict[tuple[str, str], list[float]] = {}
     for f in store.figures(run_id):
-        if f.scenario == "steady" and f.metric in dict(METRICS) and not f.extra.get("warmup_only"):
+        if f.scenario == "steady" and f.metric in dict(METRICS) and not f.extra.get("warmup_only") \
+                and "open loop" not in f.point:
             found.setdefault((f"{f.app}/{f.mode}", f.metric), []).append(f.value)
     return {k: statistics.median(v) for k, v in found.items()}
 
