@@ -50,9 +50,14 @@ def _jcmd(pid: int, *args: str, timeout: float = 30.0) -> str:
     return text
 
 
-def start(pid: int) -> None:
+def start(pid: int, name: str = RECORDING) -> None:
     """Starts the lab's recording in the JVM (kept in memory until stop)."""
-    _jcmd(pid, "JFR.start", f"name={RECORDING}", f"settings={SETTINGS}")
+    _jcmd(pid, "JFR.start", f"name={name}", f"settings={SETTINGS}")
+
+
+def discard(pid: int, name: str) -> None:
+    """Stops a recording and keeps nothing of it."""
+    _jcmd(pid, "JFR.stop", f"name={name}")
 
 
 def stop(pid: int, path: Path) -> None:

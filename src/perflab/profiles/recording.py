@@ -1,6 +1,7 @@
 """A profile over one measured window of one launch: started when steady's measurement after its
 steady window begins (the intervals its GC, JIT and SQL evidence covers too), stopped when the
-measurement ends, never during warm-up. JVM modes: JDK Flight Recorder; the Go reference: its
+measurement ends, never during warm-up. JVM modes: JDK Flight Recorder, primed at the start of
+warm-up (see Window.prime); the Go reference: its
 runtime's pprof; any other runtime (a native image): "unavailable" with the reason, and every
 other figure measured as usual. A profile that fails is reported and the launch's figures kept."""
 
@@ -18,6 +19,7 @@ from perflab import procs
 from perflab.errors import LabError
 from perflab.profiles import folded, gopprof, jfr, layers, storage, threads
 
+PRIMER = "perflab-primer"
 NATIVE_WHY = ("a native image has no JDK Flight Recorder the lab can start by jcmd, and native images cannot "
               "be built on this lab's machines (docs/native-image-feasibility.md)")
 
@@ -55,10 +57,34 @@ class Window:
         self.addr = (inst.spec.db_env or {}).get(gopprof.ENV, "")
         self.base: Path | None = None
         self.started = 0.0
+        self.primed = False
 
     def _unavailable(self, why: str) -> None:
         self.on = False
         self.ctx.outcome("unavailable", why, part=f"profile {self.point} launch {self.launch}")
+
+    def prime(self) -> None:
+        """JVM modes: start a recording with the same settings before warm-up. A JVM's first JFR
+        recording retransforms the JDK's instrumented classes, which throws away compiled code: started
+        at the window, the window measured the JIT compiling again (half the throughput, in A/B runs of
+        bench/own_cost.py). Primed, that happens in warm-up, and steady state waits for the JIT to settle.
+        The primer's samples are discarded; the window's recording shares its settings, so nothing new is
+        instrumented when it starts."""
+        if not self.on or self.kind != "jfr":
+            return
+        try:
+            jfr.start(self.pid, PRIMER)
+            self.primed = True
+        except LabError:
+            pass  # start() will try again and say why if it cannot
+
+    def _unprime(self) -> None:
+        if self.primed:
+            self.primed = False
+            try:
+                jfr.discard(self.pid, PRIMER)
+            except LabError:
+                pass  # the JVM is gone: its recordings with it
 
     def start(self) -> None:
         if not self.on:
@@ -88,6 +114,7 @@ class Window:
         if not self.on or self.tmp is None:
             return None
         try:
+            self._unprime()
             return self._finish(intervals)
         except (LabError, OSError, subprocess.SubprocessError) as exc:
             self.ctx.outcome("failed", f"the profile was lost: {exc}", part=f"profile {self.point} launch {self.launch}")
@@ -131,6 +158,7 @@ class Window:
         return meta
 
     def abandon(self) -> None:
+        self._unprime()
         self._cleanup()
 
     def _cleanup(self) -> None:

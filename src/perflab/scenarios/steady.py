@@ -180,6 +180,18 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
     jvm_pid = jvmstat.jvm_pid(inst)
     jit = jvmstat.JitWatch(jvm_pid, cfg)
     db = _DbClock(ctx)
+    profiling = profile.Window(ctx, inst, launch, label, jvm_pid)  # over the measured intervals, when asked
+    profiling.prime()
+    try:
+        return _warm_and_measure(ctx, inst, p, label, launch, run, rule, jvm_pid, jit, db, profiling)
+    finally:
+        profiling.abandon()  # what the window did not stop: the primer, a failed launch's recording
+
+
+def _warm_and_measure(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int, run: PointRun,
+                      rule: Rule, jvm_pid: int | None, jit: jvmstat.JitWatch, db: _DbClock,
+                      profiling: profile.Window) -> PointRun:
+    cfg: SteadySettings = ctx.settings
     started = time.monotonic()
     while True:  # warm-up: until the last window is steady, or the maximum
         inst.check_alive()
@@ -210,8 +222,7 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
     # GC, JIT and SQL are read over the intervals after the window (reading them costs a few
     # hundred ms of the driver's CPU: not on every interval); at least half a window of them
     before, after_window = _evidence_now(ctx, jvm_pid), len(run.measured)
-    profiling = profile.Window(ctx, inst, launch, label, jvm_pid)  # over the same intervals, when asked
-    profiling.start()
+    profiling.start()  # over the same intervals
     try:
         while True:  # measurement: until the mean is as precise as asked, or the maximum
             got = precision([i.result.rps for i in run.measured])
