@@ -222,24 +222,20 @@ def _warm_and_measure(ctx: Context, inst: Instance, p: SteadyPoint, label: str, 
     # GC, JIT and SQL are read over the intervals after the window (reading them costs a few
     # hundred ms of the driver's CPU: not on every interval); at least half a window of them
     before, after_window = _evidence_now(ctx, jvm_pid), len(run.measured)
-    profiling.start()  # over the same intervals
-    try:
-        while True:  # measurement: until the mean is as precise as asked, or the maximum
-            got = precision([i.result.rps for i in run.measured])
-            enough = len(run.measured) - after_window >= max(3, rule.window // 2)
-            if got is not None and got.relative <= cfg.precision and len(run.measured) >= rule.window and enough:
-                break
-            if ctx.measure_intervals is not None and len(run.measured) >= ctx.measure_intervals and enough:
-                break  # launches differ far more than intervals do: more intervals would buy little
-            if time.monotonic() - started >= cfg.measure_max_s:
-                break
-            inst.check_alive()
-            run.measured.append(_interval(ctx, inst, p, "measure", db))
-            ctx.progress.update(f"launch {launch} {label}: measuring, "
-                                f"{len(run.measured)} intervals" + (f", +-{got.relative:.1%}" if got else ""))
-    except BaseException:
-        profiling.abandon()  # the app failed or the run was stopped: no profile, nothing left behind
-        raise
+    profiling.start()  # over the same intervals; a failed launch's recording goes in _drive's finally
+    while True:  # measurement: until the mean is as precise as asked, or the maximum
+        got = precision([i.result.rps for i in run.measured])
+        enough = len(run.measured) - after_window >= max(3, rule.window // 2)
+        if got is not None and got.relative <= cfg.precision and len(run.measured) >= rule.window and enough:
+            break
+        if ctx.measure_intervals is not None and len(run.measured) >= ctx.measure_intervals and enough:
+            break  # launches differ far more than intervals do: more intervals would buy little
+        if time.monotonic() - started >= cfg.measure_max_s:
+            break
+        inst.check_alive()
+        run.measured.append(_interval(ctx, inst, p, "measure", db))
+        ctx.progress.update(f"launch {launch} {label}: measuring, "
+                            f"{len(run.measured)} intervals" + (f", +-{got.relative:.1%}" if got else ""))
     profiling.stop(run.measured[after_window:])
     if len(run.measured) > after_window:
         run.evidence = _evidence(before, _evidence_now(ctx, jvm_pid), run.measured[after_window:])
