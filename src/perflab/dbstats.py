@@ -17,7 +17,9 @@ snapshots: noise against thousands of requests, not against ten.
 
 Not available (a reason, never an exception): an external server given by URL (its counters mix
 in other clients' work and the lab does not change its configuration), psql or the server
-unreachable; and statements only, when pg_stat_statements is not loaded or not created.
+unreachable; and statements only, when pg_stat_statements is not loaded or not created. A run's
+private server loads it only when the run profiles (`--profile`): counting every statement costs the
+database CPU it shares with the load driver (perflab.postgres.STATEMENT_STATS_ENV).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from perflab.errors import LabError
 from perflab.postgres import Connection, run_sql
 
 _OWN_READS = r"pg_stat_(statements|database)"  # the text of the lab's own queries
+NOT_PROFILING = ("statements are counted only in a profiling run (--profile): loading pg_stat_statements costs "
+                 "throughput (bench/own_cost.py statements)")
 _DATABASE = ("d.xact_commit + d.xact_rollback, d.tup_returned, d.tup_fetched "
              "FROM pg_stat_database d WHERE d.datname = current_database()")
 _WITH_STATEMENTS = (f"SELECT (SELECT coalesce(sum(s.calls), 0) FROM pg_stat_statements s WHERE s.dbid = d.datid "
@@ -74,6 +78,8 @@ def snapshot(conn: Connection) -> DbCounters:
         return _counters(run_sql(conn, _WITH_STATEMENTS, timeout=30))
     except LabError as exc:
         why = f"statement counts not available: {_first_error(exc)}"
+        if "shared_preload_libraries" in (exc.details or exc.message):
+            why = NOT_PROFILING
     except ValueError as exc:
         return DbCounters(reason=f"unexpected answer from pg_stat_statements: {exc}")
     try:  # e.g. pg_stat_statements not loaded or not created: the database's own counters still

@@ -224,10 +224,11 @@ class Cluster:
             )
 
     def start(self, port: int | None = None, preexec=None, listen: tuple[str, ...] = ("127.0.0.1",),
-              allow_from: tuple[str, ...] = ()) -> Connection:
+              allow_from: tuple[str, ...] = (), statement_stats: bool = True) -> Connection:
         """Create the cluster if needed and start it; clear errors when it runs already or the port is taken.
         `listen`: the addresses it listens on; `allow_from`: networks (CIDR) besides this host whose
-        clients may log in with the password (e.g. a local node's pods)."""
+        clients may log in with the password (e.g. a local node's pods); `statement_stats`: load
+        pg_stat_statements (a run loads it only when it profiles: see STATEMENT_STATS_ENV)."""
         status = self.status()
         if status.get("running"):
             raise LabError(
@@ -276,7 +277,7 @@ class Cluster:
         # pg_stat_statements counts the statements each app sends (perflab.dbstats); it ships with
         # PostgreSQL and can only be loaded at server start.
         options = (f"-p {conn.port} -k {self.root} -c listen_addresses={','.join(listen)} -c max_connections=200"
-                   f"{_preload_option(bindir)}")
+                   f"{_preload_option(bindir, statement_stats)}")
         try:
             self._run([str(bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.log_path), "-o", options,
                        "-w", "-t", "60", "start"], "starting PostgreSQL", preexec=preexec)
@@ -392,15 +393,19 @@ def create_app_database(conn: Connection, app_name: str, files: list[tuple[str, 
 
 
 STATEMENT_STATS = "pg_stat_statements"
-# "off": the private server starts without pg_stat_statements (bench/own_cost.py statements measures
-# what counting statements costs the database's CPU with it on and off)
+# Counting statements costs the database CPU it shares with the load driver: loaded, it took 11 % of
+# the Go reference's throughput and 4 % of Quarkus's (bench/own_cost.py statements), so a run's
+# private server loads it only when the run profiles. "on" or "off" here overrides that (the benchmark
+# measures both sides with it).
 STATEMENT_STATS_ENV = "PERFLAB_STATEMENT_STATS"
 
 
-def _preload_option(bindir: Path) -> str:
-    """The server option that loads pg_stat_statements, or "" when this installation lacks it
-    (the statement counts are then "not available", the server starts as before)."""
-    if os.environ.get(STATEMENT_STATS_ENV, "").lower() == "off":
+def _preload_option(bindir: Path, wanted: bool = True) -> str:
+    """The server option that loads pg_stat_statements, or "" when not `wanted` (unless forced on by
+    STATEMENT_STATS_ENV) or when this installation lacks it (the statement counts are then "not
+    available", the server starts as before)."""
+    forced = os.environ.get(STATEMENT_STATS_ENV, "").lower()
+    if forced == "off" or (not wanted and forced != "on"):
         return ""
     try:
         libdir = subprocess.run([str(bindir / "pg_config"), "--pkglibdir"], capture_output=True, text=True,

@@ -136,9 +136,11 @@ def build_steps(plan: Plan, build_keys: list[str]) -> list[Step]:
 
 
 @contextlib.contextmanager
-def provision_db(run_id: str, topology: isolate.Topology, setup: isolate.CgroupSetup, say):
+def provision_db(run_id: str, topology: isolate.Topology, setup: isolate.CgroupSetup, say,
+                 statement_stats: bool = False):
     """The lab's database: the one already running (left as it is), or a private one started for
-    this run on the DB's CPUs (stopped at the end)."""
+    this run on the DB's CPUs (stopped at the end), counting SQL statements only when
+    `statement_stats` (a profiling run: counting costs throughput, see postgres.STATEMENT_STATS_ENV)."""
     cluster = postgres.Cluster()
     if cluster.status().get("running"):
         conn = cluster.connection()
@@ -147,7 +149,7 @@ def provision_db(run_id: str, topology: isolate.Topology, setup: isolate.CgroupS
         return
     group = isolate.Cgroup(run_id, "db", isolate.Limits(cpus=topology.db), setup=setup)
     try:
-        conn = cluster.start(preexec=group.preexec)
+        conn = cluster.start(preexec=group.preexec, statement_stats=statement_stats)
         try:
             yield conn, cluster.server_pid(), f"private, CPUs {topology.db}"
         finally:
@@ -257,7 +259,8 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
     own_affinity = os.sched_getaffinity(0)
     os.sched_setaffinity(0, topology.driver)
     try:
-        with provision_db(run_id, topology, setup, say) as (conn, db_pid, db_placement), \
+        with provision_db(run_id, topology, setup, say, statement_stats=bool(plan.settings("profile").enabled)) \
+                as (conn, db_pid, db_placement), \
                 provision_h2(run_id, targets, topology, setup, say) as h2_server:
             env["db_placement"] = db_placement
             if h2_server is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from perflab import dbstats, postgres, procs
+from tests.conftest import cluster_dir
 
 # One "request": what an app serving GET /fruits/1 with a count might send, three statements.
 REQUEST = "SELECT name FROM fruits WHERE id = 1;\nSELECT count(*) FROM fruits;\nSELECT 1;\n"
@@ -83,3 +84,24 @@ def test_an_external_or_unreachable_server_is_not_available_with_the_reason(data
     gone = dbstats.snapshot(nobody)
     assert not gone.ok and gone.reason.startswith("database statistics not available") and gone.transactions is None
     assert dbstats.why_missing(dbstats.snapshot(conn), dbstats.snapshot(conn), 0) == "no requests were served"
+
+
+def test_a_server_started_without_statement_counting_still_counts_transactions_and_says_why(tmp_path, monkeypatch):
+    """A run that does not profile starts its server without pg_stat_statements (it costs throughput)."""
+    monkeypatch.delenv(postgres.STATEMENT_STATS_ENV, raising=False)
+    with cluster_dir() as root:
+        _without_statements(postgres.Cluster(root / "db"), tmp_path)
+
+
+def _without_statements(cluster, tmp_path) -> None:
+    conn = cluster.start(statement_stats=False)
+    try:
+        postgres.load_contract(conn)  # creates the extension all the same: only loading it is left out
+        assert "pg_stat_statements" not in postgres.run_sql(conn, "SHOW shared_preload_libraries")
+        before = dbstats.snapshot(conn)
+        _serve(conn, tmp_path, 10)
+        after = dbstats.snapshot(conn)
+        assert before.reason == after.reason == dbstats.NOT_PROFILING
+        assert before.statements is None and after.transactions - before.transactions >= 30
+    finally:
+        cluster.stop(quiet=True)
