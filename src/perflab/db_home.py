@@ -19,6 +19,7 @@ from perflab.paths import work_dir
 
 SERVER_USER = "postgres"  # the unprivileged account Debian's postgresql package creates
 SHARED_PARENTS = (Path("/var/tmp"), Path("/tmp"))  # world-enterable on every Linux machine
+OWNER_FILE = "workdir"  # in a shared folder: the work directory it was made for
 
 
 def blocking_folder(path: Path, user: str = SERVER_USER) -> Path | None:
@@ -91,11 +92,43 @@ def place(work: Path | None = None) -> tuple[Path, Path | None]:
 
         raise LabError(f"the lab's database in {own} cannot run: the unprivileged '{SERVER_USER}' user cannot enter "
                        f"{blocked}", fix=f"make {blocked} enterable (chmod o+x), or set PERFLAB_WORKDIR elsewhere")
+    remove_orphans()
     shared = shared_root(work)
     shared.parent.mkdir(parents=True, exist_ok=True)
     os.chmod(shared.parent, 0o755)
+    (shared.parent / OWNER_FILE).write_text(f"{work.resolve()}\n")
     if own.exists():  # only the record of a server given by URL: it moves with the rest
         shutil.rmtree(own)
     own.parent.mkdir(parents=True, exist_ok=True)
     own.symlink_to(shared, target_is_directory=True)
     return shared, blocked
+
+
+def _server_running(cluster: Path) -> bool:
+    """A PostgreSQL whose postmaster.pid names a live process still uses the cluster."""
+    try:
+        pid = int((cluster / "data" / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    return Path(f"/proc/{pid}").exists()
+
+
+def remove_orphans(parents: tuple[Path, ...] = SHARED_PARENTS) -> list[Path]:
+    """Remove the shared folders whose work directory is gone (or no longer links to them): their
+    cluster can never be used again, and a deleted clone should not leave its database behind. A
+    folder that does not say whose it is, or whose server still runs, is left alone."""
+    removed = []
+    for parent in parents:
+        for folder in sorted(parent.glob("perflab-db-*")):
+            try:
+                work = Path((folder / OWNER_FILE).read_text().strip())
+            except OSError:
+                continue
+            link = work / "db"
+            if link.is_symlink() and link.resolve() == (folder / "db").resolve():
+                continue
+            if _server_running(folder / "db"):
+                continue
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed

@@ -27,6 +27,7 @@ from perflab.probes import canary
 from perflab.lab import Lab
 from perflab.plan import Plan, retarget, validate as validate_plan
 from perflab.progress import Progress, Step, prior_from_history
+from perflab.runlock import RunLock
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario
 from perflab.scenarios.footprint import build_mode
 from perflab.store import Store, method_hash
@@ -202,6 +203,15 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
         from perflab.kube import run as kube_run  # loads the kubernetes client: only for a run on a cluster
 
         return kube_run.run_plan(plan, say, apps_root)
+    with contextlib.ExitStack() as held:  # the run's lock, held until the run ends
+        if resumed is not None:  # refused at once while the run still goes on in another process
+            store = held.enter_context(contextlib.closing(Store()))
+            held.enter_context(RunLock(store.run_dir(resumed.run_id), resumed.run_id))
+        return _run_local(plan, say, apps_root, resumed, held)
+
+
+def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed | None",
+               held: contextlib.ExitStack) -> str:
     doctor.ensure(log=say)
     targets = select_targets(plan, apps_root)
     setup = isolate.detect_cgroups()
@@ -239,6 +249,7 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
         t.steady_s = store.typical_steady_s(t.app.name, t.mode)
     if resumed is None:
         run_id = store.begin_run(plan.data, env)
+        held.enter_context(RunLock(store.run_dir(run_id), run_id))
     else:
         run_id = resume.reopen(store, resumed, targets, functools.partial(planned_parts, plan), say)
     # earlier complete runs of the same plan (same method) on this machine: each step is expected to

@@ -180,9 +180,10 @@ class Store:
 
     def forget(self, run_id: str, *, after: float, parts: Iterable[tuple[str, str, str]] = (),
                outcome_statuses: Iterable[str] = ()) -> int:
-        """Remove a run's figures and outcomes recorded after `after` (the step in flight when it
+        """Remove a run's figures, outcomes and files recorded after `after` (the step in flight when it
         stopped), those of the (app, mode, scenario) parts given (steps that are to run again) and
         its outcomes of the given statuses; returns how many figures went."""
+        self._forget_files(run_id, after, set(parts))
         gone = self.db.execute("DELETE FROM figures WHERE run_id=? AND measured_at>?", (run_id, after)).rowcount
         self.db.execute("DELETE FROM outcomes WHERE run_id=? AND at>?", (run_id, after))
         for status in outcome_statuses:
@@ -193,6 +194,20 @@ class Store:
             self.db.execute("DELETE FROM outcomes WHERE run_id=? AND app=? AND mode=? AND scenario=?",
                             (run_id, app, mode, scenario))
         return gone
+
+    def _forget_files(self, run_id: str, after: float, parts: set[tuple[str, str, str]]) -> None:
+        """A file row has no time of its own: a file written after `after` (its mtime: files are written
+        once) or of a part that runs again goes, on disk and in the table, as does a row whose file is
+        gone; a part's file written again under the same name would otherwise be listed twice."""
+        for row in self.files(run_id):
+            path = self.path.parent / row["path"]
+            try:
+                late = path.stat().st_mtime > after
+            except FileNotFoundError:
+                late = True
+            if late or (row["app"], row["mode"], row["scenario"]) in parts:
+                path.unlink(missing_ok=True)
+                self.db.execute("DELETE FROM files WHERE id=?", (row["id"],))
 
     def update_environment(self, run_id: str, environment: dict) -> None:
         self.db.execute("UPDATE runs SET environment_json=? WHERE id=?", (json.dumps(environment), run_id))

@@ -4,9 +4,10 @@ goes on, and which launch rounds it keeps."""
 from __future__ import annotations
 
 import functools
-
 import io
+import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from perflab.apps.building import source_hash
 from perflab.errors import LabError
 from perflab.lab import Lab
 from perflab.progress import Progress
+from perflab.runlock import RunLock
 from perflab.store import Store
 from tests.conftest import write_standin_app
 
@@ -93,6 +95,32 @@ def test_what_the_interrupted_step_stored_goes_and_what_finished_steps_stored_st
     assert gone == 2
     assert [(f.scenario, f.metric) for f in store.figures(run_id)] == [("startup", "ready_ms")]
     assert store.outcomes(run_id) == []
+
+
+def test_the_files_of_the_interrupted_step_and_of_parts_run_again_go_on_disk_and_in_the_table(store):
+    run_id = _interrupted(store)
+    kept = store.add_file(run_id, "alpha", "jvm", "startup", "driver-output", "point.txt", "finished")
+    again = store.add_file(run_id, "beta", "jvm", "sweep", "driver-output", "step1.json", "{}")
+    cutoff = time.time()
+    time.sleep(0.01)
+    late = store.add_file(run_id, "alpha", "jvm", "steady", "driver-output", "r2.txt", "in flight")
+    store.forget(run_id, after=cutoff, parts=[("beta", "jvm", "sweep")])
+    assert kept.exists() and not again.exists() and not late.exists()
+    assert [Path(r["path"]).name for r in store.files(run_id)] == ["point.txt"]
+    # the part measured again writes its file under the same name: listed once, not twice
+    store.add_file(run_id, "beta", "jvm", "sweep", "driver-output", "step1.json", "{}")
+    assert sorted(Path(r["path"]).name for r in store.files(run_id)) == ["point.txt", "step1.json"]
+
+
+def test_a_run_going_on_in_another_process_cannot_be_resumed_until_it_ends(store):
+    run_id = _interrupted(store)
+    folder = store.run_dir(run_id)
+    with RunLock(folder, run_id):
+        # flock locks belong to an open file: a second open, as a second process makes, is refused
+        with pytest.raises(LabError, match=f"run {run_id} is running now \\(process {os.getpid()}\\)") as refused:
+            RunLock(folder, run_id).acquire()
+        assert f"./perflab run --resume {run_id}" in refused.value.fix
+    RunLock(folder, run_id).acquire().release()  # once it ended, the run can go on
 
 
 def test_only_the_launches_of_rounds_that_ended_are_kept():
