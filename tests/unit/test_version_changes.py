@@ -11,7 +11,8 @@ from perflab.report import gate, history, versions as by_version
 from perflab.profiles.merged import Profile
 from perflab.report import cli_compare
 from perflab.report.profiles import diff_anchor, pairs
-from perflab.report.version_changes import FASTER, SLOWER, TOO_FEW, WITHIN_NOISE, changes, judge, unavailable
+from perflab.report.version_changes import (FASTER, SLOWER, TOO_FEW, UNEQUAL_LOAD, WITHIN_NOISE, changes, judge,
+                                            unavailable)
 from perflab.store import Store
 
 # a host whose speed swings from round to round far more than the change between the versions
@@ -133,3 +134,32 @@ def test_profiled_versions_are_set_against_the_version_before_them_in_release_or
                                                 prof("quarkus@3.33.2")])]
     assert sorted(found) == [("quarkus@3.10.0", "quarkus@3.33.2"), ("quarkus@3.9.0", "quarkus@3.10.0"),
                              ("spring-boot@4.0.7", "spring-boot@4.1.1")]
+
+
+def _open_loop_run(store: Store, newer_rate: float) -> str:
+    """Two versions whose p99 at the open-loop point is 40 % higher for the newer one, offered 1,000 req/s
+    against `newer_rate`."""
+    run = store.begin_run({"name": "upgrade", "versions": {"quarkus": ["3.9.0", "3.10.0"]}}, {})
+    point, params = "fruits c=4 open loop 50%", {"path": "/fruits", "fraction": 0.5, "open_loop": True}
+    for version, p99_factor, rate in (("3.9.0", 1.0, 1000.0), ("3.10.0", 1.4, newer_rate)):
+        for r, v in _scaled(HOST, p99_factor).items():
+            for metric, value, unit in (("latency_p99_ms", v / 10, "ms"), ("offered_rate", rate, "req/s")):
+                store.add_figure(run, f"quarkus@{version}", "jvm", "steady", metric, value, unit, point=point,
+                                 params=params, repeat=r)
+    store.finish_run(run, "complete")
+    return run
+
+
+def test_latencies_offered_unequal_rates_are_not_judged_slower_nor_fail_the_gate(workdir):
+    store = Store()
+    equal = results.load(store, _open_loop_run(store, newer_rate=1050.0))  # within one build's spread
+    [change] = changes(equal)
+    assert change.headline.key == "p99" and change.verdict.verdict == SLOWER
+    assert gate.version_regressions(equal, 5.0)
+
+    unequal = results.load(store, _open_loop_run(store, newer_rate=1400.0))  # the newer version served more
+    [change] = changes(unequal)
+    assert change.verdict.verdict == UNEQUAL_LOAD and change.verdict.interval.estimate > 1.3
+    assert "offered 1,000 vs 1,400 req/s" in change.verdict.why
+    assert gate.version_regressions(unequal, 5.0) == []
+    assert "at unequal load (offered 1,000 vs 1,400 req/s" in by_version.render(unequal)

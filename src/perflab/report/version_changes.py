@@ -6,6 +6,11 @@ versions' launches ran in interleaved rounds (perflab.rounds, perflab.ratios_ci)
 of the host lands on both versions and is not taken for a regression. A change is "slower" (or
 "faster") only when the whole interval lies on that side of 1; with fewer than two launches a side
 there is no verdict.
+
+The open-loop point is offered a fraction of each launch's own throughput, so two versions whose
+throughputs differ were offered different rates there: their latencies at that point are not of one
+load, and a change in them is reported "at unequal load" with the two rates, never "slower" (a
+faster version, offered more, would otherwise fail a pipeline's gate on its p99).
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ from perflab.results import Cell, RunView
 from perflab.scenarios.steady_report import headline_cells
 
 FASTER, SLOWER, WITHIN_NOISE, TOO_FEW = "faster", "slower", "within noise", "too few launches"
+UNEQUAL_LOAD = "at unequal load"
+# offered rates this close count as one load: one build's launches differ by about 5 % in throughput
+SAME_LOAD = 0.10
 
 
 @dataclass(frozen=True)
@@ -28,6 +36,7 @@ class Headline:
     unit: str
     lower_is_better: bool
     cells: Callable[[RunView], dict[str, Cell]]  # target -> its cell of this figure
+    load_bound: bool = False  # measured at a rate offered in proportion to each version's own throughput
 
 
 def _startup(metric: str) -> Callable[[RunView], dict[str, Cell]]:
@@ -57,14 +66,15 @@ HEADLINES = [
     Headline("rss", "RSS after the first request (warm launches)", "MB", True, _startup("rss_after_first_mb")),
     Headline("throughput", "steady-state throughput", "req/s", False, headline_cells),
     Headline("cpu", "CPU per request at that throughput", "ms", True, _at_headline_point("app_cpu_ms_per_request")),
-    Headline("p99", "p99 latency at the open-loop point", "ms", True, _open_loop("latency_p99_ms")),
+    Headline("p99", "p99 latency at the open-loop point", "ms", True, _open_loop("latency_p99_ms"), load_bound=True),
 ]
 
 
 @dataclass(frozen=True)
 class Verdict:
-    verdict: str                                # FASTER, SLOWER, WITHIN_NOISE or TOO_FEW
+    verdict: str                                # FASTER, SLOWER, WITHIN_NOISE, TOO_FEW or UNEQUAL_LOAD
     interval: ratios_ci.RatioInterval | None    # newer / older
+    why: str = ""                               # UNEQUAL_LOAD: the two rates offered
 
     @property
     def change_pct(self) -> float | None:
@@ -130,9 +140,22 @@ def changes(view: RunView) -> list[Change]:
             measured = [v for v in versions if f"{app}@{v}/{mode}" in cells]
             for old, new in zip(measured, measured[1:]):
                 a, b = cells[f"{app}@{old}/{mode}"], cells[f"{app}@{new}/{mode}"]
-                out.append(Change(app, mode, old, new, headline, a, b,
-                                  judge(a.by_repeat(), b.by_repeat(), headline.lower_is_better)))
+                verdict = judge(a.by_repeat(), b.by_repeat(), headline.lower_is_better)
+                unequal = _unequal_load(view, a, b) if headline.load_bound else ""
+                if unequal and verdict.verdict != TOO_FEW:
+                    verdict = Verdict(UNEQUAL_LOAD, verdict.interval, unequal)
+                out.append(Change(app, mode, old, new, headline, a, b, verdict))
     return out
+
+
+def _unequal_load(view: RunView, a: Cell, b: Cell) -> str:
+    """Why two cells of an open-loop point were not measured at one load ("" when they were)."""
+    offered = {(c.target, c.point): c.summary.median for c in view.find("steady", "offered_rate")}
+    rate_a, rate_b = offered.get((a.target, a.point)), offered.get((b.target, b.point))
+    if not rate_a or not rate_b or abs(rate_b / rate_a - 1) <= SAME_LOAD:
+        return ""
+    return (f"offered {rate_a:,.0f} vs {rate_b:,.0f} req/s, a fraction of each version's own throughput: "
+            "latencies of unequal loads")
 
 
 def unavailable(view: RunView) -> dict[str, str]:

@@ -53,7 +53,7 @@ def change_rows(found: list[Change]) -> list[list[str]]:
                      f"{fmt_value(c.a.summary.median)} -> {fmt_value(c.b.summary.median)} {c.headline.unit}",
                      f"{c.verdict.change_pct:+.1f} % [{100 * (ci.low - 1):+.1f}, {100 * (ci.high - 1):+.1f}]"
                      + (" paired" if ci.paired else "") if ci else "-",
-                     c.verdict.verdict])
+                     c.verdict.verdict + (f" ({c.verdict.why})" if c.verdict.why else "")])
     return rows
 
 
