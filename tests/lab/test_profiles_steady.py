@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from perflab.profiles import merged, storage
+from perflab.profiles import jfr, merged, recording, storage
 from perflab.report import write_report
 from tests.conftest import needs, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, make_lab, run_scenario
@@ -124,3 +124,28 @@ def test_once_the_runs_profiles_reach_their_cap_later_launches_keep_none_and_say
     [why] = [o["reason"] for o in lab.store.outcomes(lab.run_id) if o["status"] == "unavailable"]
     assert "profile.max_mb = 0.001 MB" in why
     assert len([f for f in lab.store.figures(lab.run_id) if f.metric == "rps"]) == 2  # both launches measured
+
+
+def test_the_primer_records_through_warm_up_and_no_recording_outlives_the_window(profile_lab, monkeypatch):
+    """A JVM's first recording retransforms the JDK's classes: the primer must already be recording when
+    the window's recording starts (so that cost fell in warm-up), and both must be gone once it stops."""
+    seen = {}
+    real_start, real_stop = recording.Window.start, recording.Window.stop
+
+    def start(self):
+        seen["at start"] = jfr._jcmd(self.pid, "JFR.check")
+        real_start(self)
+
+    def stop(self, intervals):
+        stored = real_stop(self, intervals)
+        seen["after stop"] = jfr._jcmd(self.pid, "JFR.check")
+        return stored
+
+    monkeypatch.setattr(recording.Window, "start", start)
+    monkeypatch.setattr(recording.Window, "stop", stop)
+    lab = profile_lab()
+    run_scenario(lab, "steady", built("hellojvm"), "jvm")
+
+    assert recording.PRIMER in seen["at start"] and jfr.RECORDING not in seen["at start"]
+    assert recording.PRIMER not in seen["after stop"] and jfr.RECORDING not in seen["after stop"]
+    assert [p.launches for p in merged.load(lab.store, lab.run_id)] == [[1]]
