@@ -15,6 +15,7 @@ import pwd
 import shutil
 from pathlib import Path
 
+from perflab import procs
 from perflab.paths import work_dir
 
 SERVER_USER = "postgres"  # the unprivileged account Debian's postgresql package creates
@@ -105,12 +106,13 @@ def place(work: Path | None = None) -> tuple[Path, Path | None]:
 
 
 def _server_running(cluster: Path) -> bool:
-    """A PostgreSQL whose postmaster.pid names a live process still uses the cluster."""
+    """A PostgreSQL whose postmaster.pid names a live process still uses the cluster (as
+    postgres.Cluster.server_pid reads it; that module builds on this one)."""
     try:
-        pid = int((cluster / "data" / "postmaster.pid").read_text().split()[0])
+        pid = int((cluster / "data" / "postmaster.pid").read_text().splitlines()[0])
     except (OSError, ValueError, IndexError):
         return False
-    return Path(f"/proc/{pid}").exists()
+    return procs.alive(pid)
 
 
 def remove_orphans(parents: tuple[Path, ...] = SHARED_PARENTS) -> list[Path]:

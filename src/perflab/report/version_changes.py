@@ -134,6 +134,7 @@ def series(view: RunView) -> dict[tuple[str, str], list[str]]:
 def changes(view: RunView) -> list[Change]:
     """Every consecutive pair of versions of every app/mode, judged on every headline figure both have."""
     out = []
+    offered = {(c.target, c.point): c.summary.median for c in view.find("steady", "offered_rate")}
     for headline in HEADLINES:
         cells = headline.cells(view)
         for (app, mode), versions in series(view).items():
@@ -141,16 +142,16 @@ def changes(view: RunView) -> list[Change]:
             for old, new in zip(measured, measured[1:]):
                 a, b = cells[f"{app}@{old}/{mode}"], cells[f"{app}@{new}/{mode}"]
                 verdict = judge(a.by_repeat(), b.by_repeat(), headline.lower_is_better)
-                unequal = _unequal_load(view, a, b) if headline.load_bound else ""
+                unequal = _unequal_load(offered, a, b) if headline.load_bound else ""
                 if unequal and verdict.verdict != TOO_FEW:
                     verdict = Verdict(UNEQUAL_LOAD, verdict.interval, unequal)
                 out.append(Change(app, mode, old, new, headline, a, b, verdict))
     return out
 
 
-def _unequal_load(view: RunView, a: Cell, b: Cell) -> str:
-    """Why two cells of an open-loop point were not measured at one load ("" when they were)."""
-    offered = {(c.target, c.point): c.summary.median for c in view.find("steady", "offered_rate")}
+def _unequal_load(offered: dict[tuple[str, str], float], a: Cell, b: Cell) -> str:
+    """Why two cells of an open-loop point were not measured at one load ("" when they were);
+    `offered`: the median rate offered per (target, point)."""
     rate_a, rate_b = offered.get((a.target, a.point)), offered.get((b.target, b.point))
     if not rate_a or not rate_b or abs(rate_b / rate_a - 1) <= SAME_LOAD:
         return ""
