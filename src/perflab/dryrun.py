@@ -4,8 +4,9 @@ cannot run here and why, and how long each app/mode and scenario is expected to 
 The steps are the runner's own (runner.target_steps, build_steps, round_steps: the list the run and
 its progress display walk). A step is expected to take what it took in this machine's earlier
 complete runs of the same plan and method (their median, the same record the progress display
-starts from); a step without such a record takes the plan's estimate times this machine's pace:
-measured over estimated seconds of every step of its latest runs (any plan), 1 before any run.
+starts from); a step without such a record takes the plan's estimate times this machine's pace for
+that kind of step (a scenario, the rounds, a build: measured over estimated seconds of the kind's
+steps in its latest runs of any plan), and the plan's estimate as it is for a kind never run here.
 
 Nothing is built, started or installed: `perflab run PLAN --dry-run` only reads the plan, the
 apps' descriptors and the results store. A run prints the short form of the same summary first,
@@ -22,7 +23,7 @@ from typing import Callable
 from perflab import environment, isolate, preflight, runner
 from perflab.errors import LabError
 from perflab.plan import Plan
-from perflab.progress import Step, fmt_duration
+from perflab.progress import Step, fmt_duration, step_kind
 from perflab.store import Store, method_hash
 
 DEFAULT_MAX_HOURS = 4.0  # a working day's run on 2 cores; above it a run asks first
@@ -59,8 +60,8 @@ class Cost:
     rounds: int
     rounds_s: float
     max_extra_rounds: int
-    pace: float
-    pace_runs: int
+    paces: dict[str, float]  # the kinds of step estimated at this machine's pace, and that pace
+    measured: str = ""  # the plan's own record of a whole run's duration where it was measured
     done_steps: int = 0  # a resumed run: the steps already finished (not in the estimate)
     added_rounds: int = 0  # rounds added to settle a ratio in earlier runs here (in the estimate)
 
@@ -86,15 +87,19 @@ def plan_method(plan: Plan, targets: list[runner.Target]) -> str:
 def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str,
              done: set[str] = frozenset()) -> Cost:
     """The plan's cost on this machine; `done`: steps a resumed run finished already."""
-    for t in targets:  # as the runner does: launches take what they took here
-        t.ready_s = store.typical_ready_s(t.app.name, t.mode)
-        t.steady_s = store.typical_steady_s(t.app.name, t.mode)
+    runner.recall(store, targets)  # as the runner does: launches take what they took here
     earlier = store.step_durations(plan.name, method)
-    pace, pace_runs = store.pace()
+    paces = store.paces()
+    used: dict[str, float] = {}
 
     def part(step: Step) -> Part:
         took = earlier.get(step.label)
-        return Part(step.label, took if took is not None else step.estimate_s * pace, took is not None)
+        if took is not None:
+            return Part(step.label, took, True)
+        kind = step_kind(step.label)
+        if kind in paces and step.estimate_s > 0:
+            used[kind] = paces[kind]
+        return Part(step.label, step.estimate_s * paces.get(kind, 1.0), False)
 
     keys = list(dict.fromkeys(t.app.for_mode(t.mode).build_key for t in targets if not t.unavailable))
     builds = [part(s) for s in runner.build_steps(plan, keys) if s.label not in done]
@@ -116,19 +121,23 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
     # rounds added to settle a ratio: as many as the earlier runs of this plan and method here added
     added = [Part(f"round {n}", earlier[f"round {n}"], True) for n in range(rounds + 1, rounds + extra + 1)
              if f"round {n}" in earlier and f"round {n}" not in done]
-    return Cost(plan.name, costs, builds, rounds, sum(p.seconds for p in round_parts + added), extra, pace,
-                pace_runs, len(done), len(added))
+    return Cost(plan.name, costs, builds, rounds, sum(p.seconds for p in round_parts + added), extra,
+                dict(sorted(used.items())), plan["measured"], len(done), len(added))
 
 
 def _basis(cost: Cost) -> str:
-    pace = (f"this machine's pace ({cost.pace:.2f} x the plan's estimates, from its latest {cost.pace_runs} run(s))"
-            if cost.pace_runs else "the plan's estimates (no earlier run here to set this machine's pace)")
-    return f"{cost.measured_share:.0%} from earlier runs of this plan and method here, the rest from {pace}"
+    rest = "the plan's estimates"
+    if cost.paces:
+        rest += (", at this machine's pace where its earlier runs had the same kind of step ("
+                 + ", ".join(f"{kind} x{pace:.2f}" for kind, pace in cost.paces.items()) + ")")
+    return f"{cost.measured_share:.0%} from earlier runs of this plan and method here, the rest from {rest}"
 
 
 def render(cost: Cost, short: bool = False) -> str:
     """The summary: every app/mode and scenario (short: app/modes and the total only)."""
     lines = [f"plan {cost.plan}: estimated {fmt_duration(cost.total_s)} ({_basis(cost)})"]
+    if cost.measured:
+        lines.append(f"  a whole run measured: {cost.measured}")
     if cost.done_steps:
         lines.append(f"  resuming: {cost.done_steps} step(s) finished before are kept and not run again")
     if cost.builds:

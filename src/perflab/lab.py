@@ -12,6 +12,8 @@ from perflab.apps import mode_jvm_opts
 from perflab.errors import LabError
 from perflab.h2 import Server as H2Server
 from perflab.instance import InstanceSpec
+from perflab.placements import Placement
+from perflab.placements.local import LocalPlacement
 from perflab.scenario import NO_POINT, Point
 from perflab.postgres import Connection
 from perflab.progress import Progress
@@ -42,6 +44,12 @@ class Lab:
     h2: H2Server | None = None  # the H2 server, when an app of the plan uses one (db_server = "h2")
     db_in_use: str = "postgresql"  # the database of the app being measured: whose CPU db_cpu_s reads
     done_steps: set[str] = field(default_factory=set)  # a resumed run's steps that ended before: not run again
+    # where instances run and load comes from (perflab.placements); on this machine unless given
+    placement: Placement | None = None
+
+    def __post_init__(self) -> None:
+        if self.placement is None:  # a lab without a topology (tests of the report) sends no load
+            self.placement = LocalPlacement.on(self.topology.driver if self.topology is not None else ())
 
     def spec(self, app, mode: str, *, memory_mb: int | None = None, cgroup=None) -> InstanceSpec:
         limits = self.plan["limits"]

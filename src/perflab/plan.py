@@ -64,6 +64,8 @@ def _top_level_fields() -> dict[str, Any]:
     return {
         "name": (str, setting(..., "the plan's name")),
         "description": (str, setting("", "what the plan is for")),
+        "measured": (str, setting("", "how long a whole run of the plan took where it was measured, and on what "
+                                      "(--dry-run shows it beside its estimate)")),
         "apps": (list[str], setting(["all"], "apps to run, or all")),
         "skip_apps": (list[str], setting([], "apps left out of all (e.g. a variant the plan has no time for)")),
         "app_dirs": (list[str], setting([], "your own apps: folders with a perflab.toml (relative to the plan file), "

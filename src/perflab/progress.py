@@ -54,6 +54,23 @@ class Step:
 Finished = tuple[Step, float]  # a step that ran, and how long it took
 
 
+def step_kind(label: str) -> str:
+    """What kind of work a step is, whatever it runs on: its scenario ("sweep" of
+    "quarkus/jvm sweep"), "build", "footprint", "launch + verify", or "round" for the rounds."""
+    first, _, rest = label.partition(" ")
+    return "round" if first == "round" else (rest or first)
+
+
+def paced_ratio(steps: Sequence[Step], paces: dict[str, float]) -> float:
+    """How long the steps are expected to take against their estimates, each kind of step at this
+    machine's pace for it (1 for a kind it never ran): the ratio dry-run's total and the progress
+    display's first estimate share."""
+    total = math.fsum(s.estimate_s for s in steps)
+    if total <= 0:
+        return 1.0
+    return math.fsum(s.estimate_s * paces.get(step_kind(s.label), 1.0) for s in steps) / total
+
+
 def _ratio(pairs: Sequence[tuple[float, float]], prior: tuple[float, float] | None) -> float:
     """Actual over predicted seconds of (predicted, actual) pairs, with the prior (ratio, weight_s)
     counted as weight_s predicted seconds that ran at its ratio."""
@@ -135,12 +152,14 @@ PRIOR_WEIGHT = 0.02       # the prior counts as this share of the run's estimate
 PRIOR_WEIGHT_MIN_S = 15.0
 
 
-def prior_from_history(steps: Sequence[Step], earlier_runs_s: Sequence[float]) -> tuple[float, float]:
+def prior_from_history(steps: Sequence[Step], earlier_runs_s: Sequence[float],
+                       paces: dict[str, float] | None = None) -> tuple[float, float]:
     """The estimate scale to start from, and its weight.
 
     Where steps have recorded earlier durations: how those earlier durations compare with the
     same steps' estimates (how the estimates fare on this machine). Else, how long earlier whole
-    runs of the same plan took against this run's estimate (their median), else 1. Weighted as a
+    runs of the same plan took against this run's estimate (their median), else each kind of step
+    at this machine's pace for that kind in any plan (``paces``, see paced_ratio), else 1. Weighted as a
     small share of the run: it steers the first minutes and yields to what this run measures (a
     larger weight kept the estimate 25 % low at 10 % of a run whose steps all took twice their
     estimate).
@@ -150,8 +169,10 @@ def prior_from_history(steps: Sequence[Step], earlier_runs_s: Sequence[float]) -
     recorded = [s for s in steps if s.earlier_s is not None and s.estimate_s > 0]
     if recorded:
         return math.fsum(s.earlier_s for s in recorded) / math.fsum(s.estimate_s for s in recorded), weight
-    if not earlier_runs_s or total <= 0:
+    if total <= 0:
         return 1.0, weight
+    if not earlier_runs_s:
+        return paced_ratio(steps, paces or {}), weight
     ordered = sorted(earlier_runs_s)
     middle = len(ordered) // 2
     median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2

@@ -22,7 +22,6 @@ from perflab import (api_checks, apps, doctor, environment, h2, isolate, postgre
                      resume, rounds, signals, stats)
 from perflab.apps import version_builds
 from perflab.errors import AppFailed, LabError
-from perflab.instance import Instance
 from perflab.probes import canary
 from perflab.lab import Lab
 from perflab.plan import Plan, retarget, validate as validate_plan
@@ -60,6 +59,15 @@ def not_applicable(plan: Plan, target: Target) -> list[Scenario]:
             and sc.applies is not None and not sc.applies(target.app, target.mode)]
 
 
+def recall(store: Store, targets: list[Target]) -> None:
+    """What earlier runs here measured of each app/mode that the estimates use: a launch's time to
+    ready, its time to steady state per point, its RSS at rest."""
+    for t in targets:
+        t.ready_s = store.typical_ready_s(t.app.name, t.mode)
+        t.steady_s = store.typical_steady_s(t.app.name, t.mode)
+        t.rest_mb = store.typical_rest_mb(t.app.name, t.mode)
+
+
 def _estimate_start_s(target: Target) -> float:
     """A launch's time, for the estimates: as earlier runs here measured it, else a JVM's typical one."""
     if target.ready_s is not None:
@@ -81,7 +89,7 @@ def round_scenarios(plan: Plan, target: Target) -> list[Scenario]:
 
 def _estimate(plan: Plan, target: Target, sc: Scenario) -> Estimate:
     return Estimate(plan.settings(sc.name), plan.repeats, _estimate_start_s(target),
-                    target.app.modes[target.mode].is_jvm, target.app, target.steady_s)
+                    target.app.modes[target.mode].is_jvm, target.app, target.steady_s, target.rest_mb)
 
 
 def launch_estimate_s(plan: Plan, target: Target, sc: Scenario) -> float:
@@ -244,9 +252,7 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
 
     env["sources"] = {key: build.hash for key, build in builds.items()}  # a resumed run must find them unchanged
     store = Store()
-    for t in targets:  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
-        t.ready_s = store.typical_ready_s(t.app.name, t.mode)
-        t.steady_s = store.typical_steady_s(t.app.name, t.mode)
+    recall(store, targets)  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
     if resumed is None:
         run_id = store.begin_run(plan.data, env)
         held.enter_context(RunLock(store.run_dir(run_id), run_id))
@@ -259,7 +265,7 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
     steps = [replace(s, earlier_s=earlier.get(s.label))
              for s in build_steps(plan, list(builds)) + [s for t in targets for s in target_steps(plan, t)]
              + round_steps(plan, targets, 1, planned_rounds(plan, targets))]
-    progress = Progress(steps, prior=prior_from_history(steps, store.durations(plan.name, method)),
+    progress = Progress(steps, prior=prior_from_history(steps, store.durations(plan.name, method), store.paces()),
                         record=lambda step, took: store.add_step(run_id, step.label, step.estimate_s, took))
     say(f"run {run_id}: plan {plan.name}, {len(targets)} app/mode(s), {progress.total} steps")
     say(f"topology: {topology.description}")
@@ -469,7 +475,7 @@ def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state
         return
     app, mode = target.app, target.mode
     lab.progress.start(f"{target.label} {LAUNCH}")
-    inst = Instance(lab.spec(app, mode), tag="load").start()
+    inst = lab.placement.instance(lab.spec(app, mode), tag="load").start()
     try:
         inst.wait_until_ready(lab.plan.settings("startup").timeout_s)
         if not state.verified:

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from perflab.drivers.base import assess_load_side
-from perflab.instance import Instance
 from perflab.settings import Settings
 
 if TYPE_CHECKING:
     from perflab.apps import App, BuildResult
+    from perflab.instance import Instance
+    from perflab.placements import LoadGenerator
     from perflab.lab import Lab
     from perflab.progress import Progress
     from perflab.report.chart_inputs import ChartInputs
@@ -67,6 +68,8 @@ class Estimate:
     app: Any = None
     # per steady point (its label): seconds from launch to steady state in earlier runs here
     steady_s: dict = field(default_factory=dict)
+    # its RSS at rest after start-up in earlier runs here, MB (None before any)
+    rest_mb: float | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,9 @@ class Scenario:
     # plans); a planned scenario is skipped where it says no, with applies_why as the reason
     applies: Callable[["App", str], bool] | None = None
     applies_why: str = ""
+    # the placements (perflab.placements, e.g. "kubernetes") it cannot run on, each with the reason
+    # the run records: the one place that says where a scenario runs
+    not_on: tuple[tuple[str, str], ...] = ()
     # the parameters of a point label stored before points carried parameters (old runs)
     legacy_params: Callable[[str], dict] | None = None
     # a rule across the plan's scenarios, checked when a plan is validated: (plan data, source), raises LabError
@@ -131,6 +137,10 @@ class Scenario:
     after_launches: Callable[["Context", int, list[str]], None] | None = None
     # in rounds, run() has nothing left to do (steady); else run() still does the rest (startup's cold launch)
     rounds_only: bool = False
+
+    def why_not_on(self, placement: str) -> str:
+        """Why it does not run on that placement ("" where it does)."""
+        return dict(self.not_on).get(placement, "")
 
     def words(self, view: "RunView") -> tuple[list[TextTable], list[str]]:
         """Its tables of words and its remarks on a run (none where it declares none)."""
@@ -205,6 +215,15 @@ class Context:
     def spec(self, **overrides):
         return self.lab.spec(self.app, self.mode, **overrides)
 
+    @property
+    def load(self) -> "LoadGenerator":
+        """The load generator of the run's placement (perflab.placements)."""
+        return self.lab.placement.load
+
+    def instance(self, tag: str, spec=None, port: int | None = None) -> "Instance":
+        """An instance of this app/mode under the plan's limits (or `spec`) where the run places it, not started."""
+        return self.lab.placement.instance(spec or self.spec(), tag=tag, port=port)
+
     def launch(self, tag: str, spec=None) -> "Instance":
         """A fresh instance of this app/mode under the plan's limits (or `spec`), started."""
-        return Instance(spec or self.spec(), tag=tag).start()
+        return self.instance(tag, spec).start()

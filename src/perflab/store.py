@@ -20,6 +20,7 @@ from typing import Any, Iterable
 
 from perflab.errors import LabError
 from perflab.paths import work_dir
+from perflab.progress import step_kind
 
 SCHEMA_VERSION = 2
 # 1 -> 2: figures carry their point's parameters (params_json); each scenario stores only its own
@@ -74,8 +75,8 @@ class Figure:
 def method_hash(plan: dict, environment: dict) -> str:
     """What must be equal for two runs to be compared: the plan (minus its name and description),
     the machine's CPU model and core count, and the versions of JDKs, frameworks and drivers."""
-    # the cost model's assumptions change no measurement
-    relevant_plan = {k: v for k, v in plan.items() if k not in ("name", "description", "cost")}
+    # the cost model's assumptions and a plan's record of its own duration change no measurement
+    relevant_plan = {k: v for k, v in plan.items() if k not in ("name", "description", "measured", "cost")}
     if plan.get("placement", {}).get("postgres_url"):
         # a given database is part of the method; its address and credentials are not (a private
         # server gets a new port and password each time)
@@ -247,36 +248,51 @@ class Store:
                 by_label.setdefault(r["label"], []).append(r["actual_s"])
         return {label: statistics.median(values) for label, values in by_label.items()}
 
+    def _typical_startup(self, app: str, mode: str, metric: str, limit: int) -> float | None:
+        """The median of a startup figure over an app/mode's latest launches here (any plan), or None."""
+        rows = self.db.execute("SELECT value FROM figures WHERE app=? AND mode=? AND scenario='startup' "
+                               "AND metric=? AND value IS NOT NULL ORDER BY id DESC LIMIT ?",
+                               (app, mode, metric, limit)).fetchall()
+        return statistics.median(r["value"] for r in rows) if rows else None
+
     def typical_ready_s(self, app: str, mode: str, limit: int = 10) -> float | None:
         """The median time to ready (s) of an app/mode's latest launches measured on this machine
         (the startup scenario's ready_ms, any plan), or None when none was."""
-        rows = self.db.execute("SELECT value FROM figures WHERE app=? AND mode=? AND scenario='startup' "
-                               "AND metric='ready_ms' AND value IS NOT NULL ORDER BY id DESC LIMIT ?",
-                               (app, mode, limit)).fetchall()
-        if not rows:
-            return None
-        return statistics.median(r["value"] for r in rows) / 1000
+        ms = self._typical_startup(app, mode, "ready_ms", limit)
+        return None if ms is None else ms / 1000
+
+    def typical_rest_mb(self, app: str, mode: str, limit: int = 10) -> float | None:
+        """The median RSS at rest after start-up (MB) of an app/mode's latest launches measured on
+        this machine (the startup scenario's rss_rest_mb, any plan), or None when none was."""
+        return self._typical_startup(app, mode, "rss_rest_mb", limit)
 
     def done_steps(self, run_id: str) -> dict[str, float]:
         """The steps of a run that ran to their end, and when (0 where an older store did not say)."""
         rows = self.db.execute("SELECT label, finished_at FROM steps WHERE run_id=? ORDER BY id", (run_id,))
         return {r["label"]: r["finished_at"] or 0.0 for r in rows}
 
-    def pace(self, runs: int = 5) -> tuple[float, int]:
-        """How this machine's steps compare with their plans' estimates: measured over estimated
-        seconds in the latest `runs` runs that recorded steps (any plan), and how many runs that is;
-        (1.0, 0) before any."""
-        latest = [r["run_id"] for r in self.db.execute(
-            "SELECT s.run_id FROM steps s JOIN runs r ON r.id = s.run_id GROUP BY s.run_id "
-            "ORDER BY MAX(r.started_at) DESC LIMIT ?", (runs,))]
-        if not latest:
-            return 1.0, 0
-        marks = ",".join("?" * len(latest))
-        row = self.db.execute(f"SELECT SUM(estimate_s) AS est, SUM(actual_s) AS act FROM steps WHERE run_id IN ({marks}) "
-                              "AND estimate_s > 0", latest).fetchone()
-        if not row["est"]:
-            return 1.0, 0
-        return row["act"] / row["est"], len(latest)
+    def paces(self, runs: int = 5) -> dict[str, float]:
+        """How this machine's steps compare with their plans' estimates, per kind of step
+        (progress.step_kind: a scenario, "round", "build", ...): measured over estimated seconds of
+        that kind's steps in the latest `runs` runs that recorded one (any plan). A kind is its
+        own measure: steady's warm-up runs past its estimate where a sweep or a soak keeps to
+        its stated durations, so one pace for all would stretch a soak by a steady's margin."""
+        rows = self.db.execute("SELECT s.run_id, s.label, s.estimate_s, s.actual_s FROM steps s "
+                               "JOIN runs r ON r.id = s.run_id WHERE s.estimate_s > 0 AND s.actual_s IS NOT NULL "
+                               "ORDER BY r.started_at DESC, s.id DESC").fetchall()
+        seen: dict[str, list[str]] = {}
+        sums: dict[str, list[float]] = {}
+        for r in rows:
+            kind = step_kind(r["label"])
+            kind_runs = seen.setdefault(kind, [])
+            if r["run_id"] not in kind_runs:
+                if len(kind_runs) == runs:
+                    continue
+                kind_runs.append(r["run_id"])
+            est_act = sums.setdefault(kind, [0.0, 0.0])
+            est_act[0] += r["estimate_s"]
+            est_act[1] += r["actual_s"]
+        return {kind: act / est for kind, (est, act) in sums.items()}
 
     def runs(self) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM runs ORDER BY started_at DESC").fetchall()

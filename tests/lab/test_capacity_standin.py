@@ -5,6 +5,7 @@ requests a second and no more. Each search takes 20-40 s."""
 import pytest
 
 from perflab import capacity_search as cs
+from perflab.placements.local import PinnedLoad
 from perflab.scenarios.capacity import CapacitySettings, searcher
 from tests.support.queue_server import QueueServer
 
@@ -16,7 +17,8 @@ pytestmark = pytest.mark.usefixtures("oha_binary")  # built once, or the reason 
 
 
 def _search(server: QueueServer, route: str = "/work", **settings) -> cs.Search:
-    found, results = searcher(server.url + route, CapacitySettings(**{**QUICK, **settings}), cpus=None)
+    found, results = searcher(server.url + route, CapacitySettings(**{**QUICK, **settings}),
+                              PinnedLoad())
     assert len(results) == len(found.steps)  # every step measured is kept with its driver result
     return found
 

@@ -8,6 +8,9 @@ import pytest
 
 from perflab import dryrun, plan, runner
 from perflab.errors import LabError
+from perflab.progress import step_kind
+from perflab.scenario import Estimate
+from perflab.scenarios import density
 from perflab.store import Store, method_hash
 
 ENV = {"cpu_model": "test cpu", "cpus_online": 2}
@@ -27,25 +30,40 @@ def _record(st: Store, data: dict, took: dict[str, tuple[float, float]], status:
     st.finish_run(run_id, status)
 
 
-def test_earlier_steps_of_the_same_method_are_used_and_the_rest_run_at_this_machines_pace(store):
-    quick = plan.load("quick")
-    targets = runner.select_targets(quick)
-    steps = [s for t in targets if not t.unavailable for s in runner.target_steps(quick, t) if s.estimate_s > 0]
-    first, second = steps[0], steps[1]
-    method = method_hash(quick.data, ENV)
-    # an earlier run of this plan on this machine: its first step took 123 s; and its steps took
-    # twice their estimates
-    _record(store, quick.data, {first.label: (50.0, 123.0), "other step": (100.0, 200.0)})
-    cost = dryrun.estimate(quick, targets, store, method)
+def test_earlier_steps_of_the_same_method_are_used_and_the_rest_run_at_this_machines_pace_for_their_kind(store):
+    rt = plan.load("rt2019")  # a plan with many kinds of step
+    targets = runner.select_targets(rt)
+    steps = [s for t in targets if not t.unavailable for s in runner.target_steps(rt, t) if s.estimate_s > 0]
+    first = steps[0]
+    paced = next(s for s in steps[1:] if step_kind(s.label) != step_kind(first.label))
+    unpaced = next(s for s in steps if step_kind(s.label) not in (step_kind(first.label), step_kind(paced.label)))
+    method = method_hash(rt.data, ENV)
+    # an earlier run of this plan on this machine: its first step took 123 s
+    _record(store, rt.data, {first.label: (50.0, 123.0)})
+    # another plan ran a step of the second one's kind at 1.5 x its estimate, and a kind rt lacks at 3 x
+    _record(store, {**rt.data, "name": "other"}, {f"other/app {step_kind(paced.label)}": (100.0, 150.0),
+                                                  "other/app no-such-kind": (100.0, 300.0)})
+    cost = dryrun.estimate(rt, targets, store, method)
     parts = {p.label: p for t in cost.targets for p in t.parts}
     assert parts[first.label].measured and parts[first.label].seconds == 123.0
-    assert not parts[second.label].measured
-    assert cost.pace == pytest.approx(323.0 / 150.0)
-    assert parts[second.label].seconds == pytest.approx(second.estimate_s * 323.0 / 150.0)
-    # another method's history is not this run's: nothing measured, the plan's estimates at the pace
-    other = dryrun.estimate(quick, runner.select_targets(quick), store, "another-method")
+    assert not parts[paced.label].measured
+    assert parts[paced.label].seconds == pytest.approx(paced.estimate_s * 1.5)
+    # a kind never run here: the plan's estimate as it is (another kind's pace says nothing of it)
+    assert parts[unpaced.label].seconds == pytest.approx(unpaced.estimate_s)
+    assert "no-such-kind" not in cost.paces and cost.paces[step_kind(paced.label)] == pytest.approx(1.5)
+    assert f"{step_kind(paced.label)} x1.50" in dryrun.render(cost)
+    # another method's history is not this run's: nothing measured, the plan's estimates at the paces
+    other = dryrun.estimate(rt, runner.select_targets(rt), store, "another-method")
     assert not any(p.measured for t in other.targets for p in t.parts)
     assert cost.total_s != other.total_s
+
+
+def test_a_kinds_pace_is_read_from_its_latest_five_runs(store):
+    for ratio in (10.0, 1.0, 1.0, 1.2, 1.2, 1.6):  # oldest first
+        _record(store, {"name": "p"}, {"a/b sweep": (100.0, 100.0 * ratio), "round 1": (50.0, 40.0)})
+    paces = store.paces()
+    assert paces["sweep"] == pytest.approx((1.0 + 1.0 + 1.2 + 1.2 + 1.6) / 5)
+    assert paces["round"] == pytest.approx(0.8)
 
 
 def test_steps_a_resumed_run_finished_are_left_out_of_its_estimate(store):
@@ -115,3 +133,16 @@ def test_rounds_earlier_runs_added_to_settle_a_ratio_are_in_the_estimate(store):
     assert "2 added as in earlier runs here" in dryrun.render(after)
     # the planned rounds now run at the machine's pace (170/120), the added ones as measured
     assert after.rounds_s == pytest.approx(before.rounds_s * 170.0 / 120.0 + 170.0)
+
+
+def test_densitys_estimate_ends_its_ramp_where_the_budget_does_at_the_rss_measured_here():
+    cfg = density.DensitySettings(budget_mb=2048, max_instances=40)
+
+    def est(rest_mb):
+        return density.estimate_s(Estimate(cfg, 3, 10.0, jvm=True, rest_mb=rest_mb))
+
+    # a heavier instance fits fewer times, so its ramp is shorter; a tiny one stops at max_instances
+    assert est(400.0) < est(150.0) < est(60.0) < est(20.0)
+    assert est(1.0) == est(0.5)
+    # before any run here, a JVM's guess; a measured RSS replaces it
+    assert est(None) == est(density.REST_GUESS_MB[True]) != est(300.0)

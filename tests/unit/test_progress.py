@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from perflab.progress import Progress, Step, fmt_duration, prior_from_history, time_left
+from perflab.progress import Progress, Step, fmt_duration, prior_from_history, step_kind, time_left
 
 
 class Clock:
@@ -199,6 +199,22 @@ def test_the_prior_comes_from_earlier_runs_of_the_plan():
     # where steps have earlier durations, how those compared with the steps' estimates
     recorded = [Step("a", 600, earlier_s=300), Step("b", 600, earlier_s=1500), Step("c", 100)]
     assert prior_from_history(recorded, [99_999])[0] == pytest.approx(1.5)
+
+
+def test_without_this_plan_s_history_each_kind_of_step_starts_at_the_machine_s_pace_for_it():
+    steps = [Step("q/jvm steady", 300), Step("q/jvm soak", 1800), Step("t/jvm soak", 900), Step("round 1", 300)]
+    # steady ran 1.5 x its estimate elsewhere on this machine, soak keeps to its own; rounds never ran here
+    ratio, _ = prior_from_history(steps, [], {"steady": 1.5, "soak": 1.0, "sweep": 9.0})
+    assert ratio == pytest.approx((300 * 1.5 + 1800 + 900 + 300) / 3300)
+    # earlier whole runs of this very plan outrank the other plans' paces
+    assert prior_from_history(steps, [6600], {"steady": 1.5})[0] == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("label, kind", [("quarkus/jvm sweep", "sweep"), ("quarkus@3.33.2/jvm startup", "startup"),
+                                         ("thorntail/jvm launch + verify", "launch + verify"), ("round 12", "round"),
+                                         ("quarkus footprint", "footprint"), ("spring-boot build", "build")])
+def test_a_step_s_kind_is_what_it_does_whatever_it_runs_on(label, kind):
+    assert step_kind(label) == kind
 
 
 # --- the time left against the real time left, over whole runs ---------------------------------

@@ -159,3 +159,16 @@ def test_typical_ready_time_is_the_median_of_the_latest_launches_of_that_app_and
     assert s.typical_ready_s("quarkus", "jvm", limit=3) == pytest.approx(4.0)  # the latest three, any plan
     assert s.typical_ready_s("quarkus", "jvm") == pytest.approx(4.1)  # all five: median 4,100 ms
     assert s.typical_ready_s("quarkus", "native") == pytest.approx(0.04)
+
+
+def test_typical_rss_at_rest_is_the_median_of_the_latest_launches_of_that_app_and_mode(tmp_path):
+    s = store.Store(tmp_path / "r.sqlite")
+    assert s.typical_rest_mb("thorntail", "jvm") is None
+    run = s.begin_run({"name": "p"}, ENV)
+    for value in (310.0, 290.0, 300.0):
+        s.add_figure(run, "thorntail", "jvm", "startup", "rss_rest_mb", value, "MB")
+    s.add_figure(run, "thorntail", "jvm", "startup", "rss_after_first_mb", 999.0, "MB")  # another figure
+    s.add_figure(run, "thorntail", "jvm", "density", "rss_rest_mb", 5.0, "MB")  # another scenario
+    assert s.typical_rest_mb("thorntail", "jvm") == pytest.approx(300.0)
+    assert s.typical_rest_mb("thorntail", "jvm", limit=1) == pytest.approx(300.0)  # the latest: 300
+    assert s.typical_rest_mb("thorntail", "native") is None

@@ -19,31 +19,38 @@ from urllib.parse import urlsplit, urlunsplit
 
 from kubernetes.client.exceptions import ApiException
 
-from perflab import environment, signals
+from perflab import environment, registry, signals
 from perflab.errors import LabError
 from perflab.kube import cluster as kube_cluster, coldstart as kube_coldstart, driver_image, load, manifests, \
     measure, prepare
 from perflab.kube.loadjob import Driver
 from perflab.kube.objects import Objects, api_message
+from perflab.placements import KUBERNETES
 from perflab.plan import Plan
 from perflab.postgres import Connection
 from perflab.store import Store
 from perflab.targets import select_targets
 
-# what runs on the cluster today (coldstart where Knative Serving is installed); other planned
-# scenarios are recorded as unavailable there
-ON_KUBERNETES = ("startup", "scaleup", "density", "coldstart", *load.SCENARIOS)
-# why the other scenarios do not run on a cluster, in words that are true there
+# what does not run on a cluster is declared by each scenario (Scenario.not_on), in words that are true
+# there; cold start runs where Knative Serving is installed. The scenarios this runner measures on a
+# cluster itself (each other one declares why it does not run there: tests/unit/test_placements.py)
+DISPATCHED = ("startup", "scaleup", "density", "coldstart", *load.SCENARIOS)
 NO_KNATIVE = ("on kubernetes: no Knative: the cluster does not serve serving.knative.dev/v1 Service; "
               "serverless cold start is measured through Knative Serving")
 NO_ACTIVATOR = ("on kubernetes: the cluster serves Knative's Service kind, but Knative's activator "
                 f"({kube_coldstart.ACTIVATOR_NAMESPACE}/{kube_coldstart.ACTIVATOR_SERVICE}) is not there: "
                 "is Knative Serving installed whole?")
 COLD_ON_SIMULATED = "on kubernetes: the nodes are simulated (kwok): no pod starts, so there is no cold start to time"
-NOT_ON_CLUSTER = "on kubernetes: {scenario} runs only with placement = local"
 Say = Callable[[str], None]
 SIMULATED_REDUCTION = ("nodes simulated by kwok: pods run no containers, so these figures time the "
                        "control plane (API server, scheduler, controllers), not the apps")
+
+
+def not_here(name: str) -> str:
+    """Why a planned scenario does not run on a cluster, as the scenario declares it ("" where it runs)."""
+    scenario = registry.get(name)
+    why = scenario.why_not_on(KUBERNETES) if scenario else f"no scenario {name}"
+    return f"on kubernetes: {why}" if why else ""
 
 
 def run_plan(plan: Plan, say: Say = print, apps_root: Path | None = None) -> str:
@@ -129,7 +136,7 @@ def _prepare(objs: Objects, plan: Plan, targets: list, simulated: bool, cold: _C
 
     def measured(target) -> list[str]:
         return [s for s in plan.scenarios_for(target.mode, target.default_mode)
-                if s in ON_KUBERNETES and not (s == "coldstart" and cold.why_not)]
+                if not not_here(s) and not (s == "coldstart" and cold.why_not)]
 
     if any(set(measured(t)) & set(load.SCENARIOS) for t in targets if not t.unavailable):
         prepare.driver(wanted, placement, say)
@@ -233,8 +240,8 @@ def _run_target(store: Store, run_id: str, objs: Objects, plan: Plan, target, na
     driver = Driver(wanted.refs.get(driver_image.LABEL, ""), wanted.pull_policy)
     results: dict[str, object] = {}  # what a scenario hands to later ones (sweep's maxima to latency)
     for name in planned:
-        if name not in ON_KUBERNETES or (name == "coldstart" and cold.why_not):
-            why = cold.why_not if name == "coldstart" else NOT_ON_CLUSTER.format(scenario=name)
+        if not_here(name) or (name == "coldstart" and cold.why_not):
+            why = not_here(name) or cold.why_not
             store.add_outcome(run_id, app.name, mode, name, "unavailable", why)
             continue
         say(f"{target.label} {name} ...")

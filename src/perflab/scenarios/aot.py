@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 from perflab import api_checks, apps, isolate, procs
-from perflab.drivers import wrk
 from perflab.errors import AppFailed, LabError
+from perflab.placements import KUBERNETES
 from perflab.scenario import Context, Phase, Scenario
 from perflab.settings import Settings, setting
 
@@ -51,7 +51,7 @@ def _use(cache: Path) -> list[str]:
 
 def train(ctx: Context) -> tuple[list[str], dict]:
     """Train an AOT cache for this run; returns the JVM options that use it and what was done."""
-    lab, cfg = ctx.lab, ctx.settings
+    cfg = ctx.settings
     cache = _cache(ctx)
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.unlink(missing_ok=True)
@@ -71,8 +71,7 @@ def train(ctx: Context) -> tuple[list[str], dict]:
         if problems:
             raise AppFailed("AOT training run failed the contract check: " + "; ".join(problems[:3]))
         for path in ("/fruits", "/todos"):
-            wrk.run_wrk(inst.base_url + path, connections=4, threads=1, duration_s=int(cfg.training_load_s),
-                        cpus=lab.driver_cpus())
+            ctx.load.closed(inst.base_url + path, connections=4, threads=1, duration_s=int(cfg.training_load_s))
         started = time.monotonic()
         ctx.progress.update("writing the AOT cache")
         # SIGTERM only (no quick SIGKILL): the cache is written while the JVM exits
@@ -125,4 +124,5 @@ def reuse(ctx: Context) -> list[str] | None:
 
 SCENARIO = Scenario(
     name="aot", title="AOT cache: training and size", phase=Phase.PREPARE, settings=AotSettings, run=run,
-    estimate_s=lambda e: e.start_s + 2 * e.settings.training_load_s + 30.0, applies=applies, reuse=reuse)
+    estimate_s=lambda e: e.start_s + 2 * e.settings.training_load_s + 30.0, applies=applies, reuse=reuse,
+    not_on=((KUBERNETES, "the AOT cache is trained by a launch on this machine; the cluster's images carry none"),))

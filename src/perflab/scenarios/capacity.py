@@ -24,6 +24,8 @@ from pydantic import field_validator, model_validator
 from perflab import capacity_search as cs
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
+from perflab.placements import KUBERNETES, LoadGenerator
+from perflab.placements.local import PinnedLoad
 from perflab.report import charts as plot, timeline_charts
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
@@ -87,7 +89,7 @@ class OhaSteps:
     warmup_s: float = 0.0
     pause_s: float = 0.0
     max_connections: int = 256
-    cpus: list[int] | None = None
+    load: LoadGenerator = PinnedLoad()
     results: list[LoadResult] = field(default_factory=list)
 
     def connections(self, rate: float) -> int:
@@ -97,8 +99,8 @@ class OhaSteps:
 
     def __call__(self, rate: float) -> cs.Measured:
         time.sleep(self.pause_s)
-        r = oha.run_oha(self.url, rate=rate, duration_s=self.step_s, warmup_s=self.warmup_s,
-                        connections=self.connections(rate), cpus=self.cpus)
+        r = self.load.open(self.url, rate=rate, duration_s=self.step_s, warmup_s=self.warmup_s,
+                           connections=self.connections(rate))
         self.results.append(r)
         # the requests of the step's last (median latency) seconds are still in flight when its time
         # runs out: the rate answered is judged over the time before that, else a slow app that keeps
@@ -114,11 +116,11 @@ def driver_max_rate(connections: int, objective_ms: float) -> float:
     return connections / (objective_ms / 1000)
 
 
-def searcher(url: str, cfg: CapacitySettings, cpus: list[int] | None,
+def searcher(url: str, cfg: CapacitySettings, load: LoadGenerator,
              on_step: Callable[[cs.Step, LoadResult], None] | None = None) -> tuple[cs.Search, list[LoadResult]]:
     """The search with oha on `url` as the settings say (the scenario's and the tests' one way in);
     `on_step` gets each judged step with the driver's full result."""
-    steps = OhaSteps(url, cfg.objective(), cfg.step_s, cfg.step_warmup_s, cfg.pause_s, cfg.max_connections, cpus)
+    steps = OhaSteps(url, cfg.objective(), cfg.step_s, cfg.step_warmup_s, cfg.pause_s, cfg.max_connections, load)
     found = cs.search(steps, cfg.objective(), start_rate=cfg.start_rate, max_rate=cfg.max_rate, min_rate=cfg.min_rate,
                       resolution=cfg.resolution_pct / 100, growth=cfg.growth,
                       driver_max_rate=driver_max_rate(cfg.max_connections, cfg.objective_ms),
@@ -159,7 +161,7 @@ def run(ctx: Context) -> dict[str, float | None]:
         ctx.progress.update(f"step {len(done)} ({step.phase}) {step.measured.offered:,.0f} req/s: "
                             f"{'pass' if step.passed else 'fail'}, {step.why}")
 
-    found, _ = searcher(inst.base_url + cfg.path, cfg, ctx.lab.driver_cpus(), on_step)
+    found, _ = searcher(inst.base_url + cfg.path, cfg, ctx.load, on_step)
     spent = time.monotonic() - started
     at = point(cfg.objective().name, path=cfg.path, percentile=cfg.percentile, objective_ms=cfg.objective_ms,
                ended_by=found.ended_by)
@@ -289,4 +291,5 @@ def reuse(ctx: Context) -> dict[str, float | None]:
 SCENARIO = Scenario(
     name="capacity", title="Capacity at a latency objective (open loop, at steady state)", phase=Phase.ON_LOAD,
     settings=CapacitySettings, run=run, estimate_s=estimate_s, tables=tables, charts=charts, remarks=remarks,
-    describe=describe, setup=ensure_driver, reuse=reuse)
+    describe=describe, setup=ensure_driver, reuse=reuse,
+    not_on=((KUBERNETES, "each step reads the app's CPU and oha's per-request records on this machine"),))

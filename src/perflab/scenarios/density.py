@@ -33,7 +33,6 @@ import time
 from dataclasses import dataclass, field
 
 from perflab import isolate, postgres, probes, procs
-from perflab.drivers import wrk
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance, InstanceSpec, mb, stop_all
 from perflab.lab import Lab
@@ -71,10 +70,17 @@ class DensitySettings(Settings):
                                          "not measure the path", "connections", ge=1)
 
 
+# an instance's RSS at rest before any was measured here (a Quarkus JVM rests at ~150 MB, a native app at ~30)
+REST_GUESS_MB = {True: 150.0, False: 30.0}
+
+
 def estimate_s(e: Estimate) -> float:
     d: DensitySettings = e.settings
+    # the ramp ends where the budget does (and the launch that no longer fits), or at max_instances
+    per_mb = e.rest_mb or REST_GUESS_MB[e.jvm]
+    launches = min(d.max_instances, int(d.budget_mb // per_mb) + 1)
     # later instances start slower: they share the CPUs with the ones already up
-    ramp = d.max_instances * (e.start_s * 1.3 + 1.0)
+    ramp = launches * (e.start_s * 1.3 + 1.0)
     return ramp + d.rest_s + d.warmup_s + d.load_duration_s + 10.0
 
 
@@ -147,7 +153,7 @@ def _ramp_up(ctx: Context, spec: InstanceSpec, group: isolate.Cgroup, ramp: Ramp
         ctx.progress.update(f"instance {k} starting ({len(ramp.alive())} up)")
         for attempt in range(1 + PORT_RETRIES):
             tag = f"density{k}" + (f"-retry{attempt}" if attempt else "")
-            member = Member(k, Instance(spec, procs.free_port(), tag=tag))
+            member = Member(k, ctx.instance(tag, spec, port=procs.free_port()))
             ramp.members.append(member)  # from here on, teardown stops it whatever happens
             try:
                 member.inst.start()
@@ -246,8 +252,8 @@ def _aggregate_load(ctx: Context, ramp: Ramp, group: isolate.Cgroup, group_sampl
     lost_in_warmup: list[Member] = []
 
     def drive(members: list[Member], seconds: float):
-        return wrk.run_wrk_spread(members[0].inst.base_url + cfg.load_path, [m.inst.port for m in members],
-                                  connections_per_port=per, duration_s=int(max(1, seconds)), cpus=lab.driver_cpus())
+        return ctx.load.spread(members[0].inst.base_url + cfg.load_path, [m.inst.port for m in members],
+                               connections_per_port=per, duration_s=int(max(1, seconds)))
 
     if cfg.warmup_s >= 1:
         ctx.progress.update(f"aggregate load on {len(ramp.alive())} instances: warm-up {cfg.warmup_s:.0f}s")

@@ -43,6 +43,7 @@ from perflab.devloop.roundtrip import BROKEN, LoopResult, Script
 from perflab.devloop.stream import BROKER_PATIENCE_S, BROKER_RESTART, StreamScript
 from perflab.devloop.workcopy import WorkingCopy
 from perflab.errors import LabError
+from perflab.placements import KUBERNETES
 from perflab.scenario import Context, Estimate, Phase, Scenario, point
 from perflab.settings import Settings, setting
 
@@ -269,4 +270,5 @@ def describe(p: dict, plan: dict) -> str:
 SCENARIO = Scenario(
     name="devloop", title="The developer loop: save to change visible (LAB-2020 4.1)", phase=Phase.OWN_AFTER,
     settings=DevloopSettings, run=run, estimate_s=estimate_s, remarks=claims.remarks,
-    text_tables=claims.step_table, describe=describe, setup=setup)
+    text_tables=claims.step_table, describe=describe, setup=setup,
+    not_on=((KUBERNETES, "the developer loop edits sources and times a dev mode on the developer's own machine"),))

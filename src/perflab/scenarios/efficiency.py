@@ -22,6 +22,7 @@ from pydantic import field_validator
 from perflab.drivers import oha
 from perflab.drivers.base import RATE_SHORTFALL_LIMIT
 from perflab.instance import mb
+from perflab.placements import KUBERNETES
 from perflab.report import charts as plot
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_point_table, fmt_value
@@ -66,11 +67,11 @@ def run(ctx: Context) -> None:
         ctx.progress.update(f"{rate:,.0f} req/s")
         at = point(f"{rate:,.0f} req/s", rate=rate, path=cfg.path, method="GET", open_loop=True)
         if cfg.step_warmup_s > 0:  # unmeasured, and outside the CPU window below
-            oha.run_oha(inst.base_url + cfg.path, rate=rate, duration_s=cfg.step_warmup_s,
-                        connections=cfg.connections, cpus=ctx.lab.driver_cpus())
+            ctx.load.open(inst.base_url + cfg.path, rate=rate, duration_s=cfg.step_warmup_s,
+                          connections=cfg.connections)
         window = loadpoint.open_window(ctx.lab)
-        result = oha.run_oha(inst.base_url + cfg.path, rate=rate, duration_s=cfg.step_s, connections=cfg.connections,
-                             cpus=ctx.lab.driver_cpus())
+        result = ctx.load.open(inst.base_url + cfg.path, rate=rate, duration_s=cfg.step_s,
+                               connections=cfg.connections)
         end_ns = time.monotonic_ns()
         db_end = ctx.lab.db_cpu_s()
         series = inst.sampler.snapshot()
@@ -173,4 +174,5 @@ def ensure_driver(settings: EfficiencySettings, say) -> None:
 SCENARIO = Scenario(
     name="efficiency", title="CPU per request at equal load (open loop, the same rates for every app)",
     phase=Phase.ON_LOAD, settings=EfficiencySettings, run=run, estimate_s=estimate_s, tables=tables,
-    remarks=remarks, describe=describe, charts=charts, setup=ensure_driver, needs=("capacity",))
+    remarks=remarks, describe=describe, charts=charts, setup=ensure_driver, needs=("capacity",),
+    not_on=((KUBERNETES, "CPU per request reads the app's CPU on this machine"),))

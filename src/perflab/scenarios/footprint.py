@@ -3,6 +3,7 @@ Runs once per build (a mode with a build of its own, e.g. native, has its own fi
 
 from __future__ import annotations
 
+from perflab.placements import KUBERNETES
 from perflab.report.tables import Table
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario
@@ -48,4 +49,5 @@ def describe(p: dict, plan: dict) -> str:
 
 SCENARIO = Scenario(
     name="footprint", title="Footprint: artifact size and build time", phase=Phase.BUILD,
-    settings=FootprintSettings, run=run, estimate_s=lambda e: 1.0, tables=tables, describe=describe)
+    settings=FootprintSettings, run=run, estimate_s=lambda e: 1.0, tables=tables, describe=describe,
+    not_on=((KUBERNETES, "an artifact's size and build time are measured where the lab builds it, on this machine"),))

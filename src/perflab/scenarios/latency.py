@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from perflab.drivers import oha, wrk
+from perflab.drivers import oha
 from perflab.instance import Instance
 from perflab.report import charts as plot, timeline_charts
 from perflab.report.chart_inputs import ChartInputs
@@ -45,10 +45,9 @@ def max_rps(ctx: Context, inst: Instance, path: str, probe_connections: int, pro
     measured = (ctx.results.get("sweep") or {}).get(path)
     if measured is not None:
         return measured
-    cpus = ctx.lab.driver_cpus()
-    probe = wrk.run_wrk(inst.base_url + path, connections=probe_connections,
-                        threads=max(1, min(probe_connections, len(cpus))), duration_s=5,
-                        warmup_s=int(probe_warmup_s), cpus=cpus)
+    probe = ctx.load.closed(inst.base_url + path, connections=probe_connections,
+                            threads=ctx.load.threads_for(probe_connections), duration_s=5,
+                            warmup_s=int(probe_warmup_s))
     return MaxThroughput(probe.rps, f"closed-loop probe c={probe_connections}")
 
 
@@ -70,9 +69,9 @@ def run(ctx: Context) -> None:
                 warm = cfg.warmup_s if r == 0 and i == 0 else 0  # once, before the first point
                 window = loadpoint.open_window(ctx.lab)
                 with intervals.request_records() as folder:
-                    result = oha.run_oha(inst.base_url + cfg.path, rate=rate, duration_s=cfg.duration_s,
-                                         connections=cfg.connections, cpus=ctx.lab.driver_cpus(), warmup_s=warm,
-                                         requests_db=folder / "measured.db", warmup_requests_db=folder / "warm.db")
+                    result = ctx.load.open(inst.base_url + cfg.path, rate=rate, duration_s=cfg.duration_s,
+                                           connections=cfg.connections, warmup_s=warm,
+                                           requests_db=folder / "measured.db", warmup_requests_db=folder / "warm.db")
                     shape = dict(launch=1, point=at.label, interval_s=cfg.interval_s)
                     rows += intervals.oha_rows(inst, result, folder / "warm.db", warmup=True, **shape)
                     rows += intervals.oha_rows(inst, result, folder / "measured.db", **shape)

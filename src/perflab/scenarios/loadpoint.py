@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from perflab.drivers import wrk
 from perflab.drivers.base import LoadResult
 from perflab.instance import mb
 from perflab.lab import Lab
@@ -78,11 +77,10 @@ def run_closed(ctx: Context, at: Point, timeline: list[list], *, url: str, conne
     """A closed-loop point on the context's instance with wrk. interval_s > 0: measured interval by
     interval, its rows (warm-up included) appended to ``timeline`` under ``timeline_point`` (the
     point's label by default); 0: one run, no timeline."""
-    cpus = ctx.lab.driver_cpus()
     shape = dict(connections=connections, threads=threads, duration_s=int(duration_s), warmup_s=int(warmup_s),
-                 timeout_s=timeout_s, cpus=cpus, script=script)
+                 timeout_s=timeout_s, script=script)
     if not interval_s:
-        return wrk.run_wrk(url, **shape)
-    runs = wrk.run_wrk_intervals(url, interval_s=interval_s, **shape)
+        return ctx.load.closed(url, **shape)
+    runs = ctx.load.closed_intervals(url, interval_s=interval_s, **shape)
     timeline += intervals.wrk_rows(ctx.inst, runs, launch=1, point=timeline_point or at.label)
     return runs.merged

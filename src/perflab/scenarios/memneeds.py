@@ -35,6 +35,7 @@ from perflab import jvmflags, jvmstat, memory_need
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
 from perflab.instance import Instance, mb
+from perflab.placements import KUBERNETES
 from perflab.report import charts as plot
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
@@ -151,10 +152,9 @@ def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> me
         before = jvmstat.read(pid) if pid else None
         db_before = ctx.lab.db_cpu_s()
         start_ns = time.monotonic_ns()
-        cpus = ctx.lab.driver_cpus()
-        runs = wrk.run_wrk_intervals(inst.base_url + cfg.path, connections=cfg.warmup_connections,
-                                     threads=max(1, min(cfg.warmup_connections, len(cpus))),
-                                     duration_s=cfg.measure_s, interval_s=1, cpus=cpus)
+        runs = ctx.load.closed_intervals(inst.base_url + cfg.path, connections=cfg.warmup_connections,
+                                         threads=ctx.load.threads_for(cfg.warmup_connections),
+                                         duration_s=cfg.measure_s, interval_s=1)
         db_after = ctx.lab.db_cpu_s()
         db_s = None if None in (db_before, db_after) else db_after - db_before
         intervals.write(ctx, f"timeline-measure-{limit_mb}mb.csv",
@@ -391,4 +391,6 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
 SCENARIO = Scenario(
     name="memneeds", title="The memory each app needs: throughput across heap and container limits",
     phase=Phase.OWN_AFTER, settings=MemneedsSettings, run=run, estimate_s=estimate_s, tables=tables,
-    remarks=remarks, describe=describe, charts=charts)
+    remarks=remarks, describe=describe, charts=charts,
+    not_on=((KUBERNETES, "it steps the app's memory limit and reads the JVM's counters in the app's process on "
+                        "this machine"),))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from perflab.drivers import wrk
+from perflab.placements import KUBERNETES
 from perflab.report import charts as plot
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_target_table, points_in_order
@@ -31,13 +31,12 @@ def run(ctx: Context) -> None:
     inst = ctx.inst
     conns = cfg.load_connections
     at = point(f"load c={conns}", path=cfg.load_path, connections=conns, method="GET")
-    threads = max(1, min(conns, len(ctx.lab.driver_cpus())))
+    threads = ctx.load.threads_for(conns)
     for r in range(ctx.repeats):
         ctx.progress.update(f"load r{r + 1}/{ctx.repeats}")
         window = loadpoint.open_window(ctx.lab)
-        result = wrk.run_wrk(inst.base_url + cfg.load_path, connections=conns, threads=threads,
-                             duration_s=int(cfg.load_duration_s), warmup_s=int(cfg.warmup_s if r == 0 else 0),
-                             cpus=ctx.lab.driver_cpus())
+        result = ctx.load.closed(inst.base_url + cfg.load_path, connections=conns, threads=threads,
+                                 duration_s=int(cfg.load_duration_s), warmup_s=int(cfg.warmup_s if r == 0 else 0))
         flags = loadpoint.record(ctx, at, r, result, window)
         series = inst.sampler.snapshot()
         peak = series.peak("rss_bytes", window.start_ns)
@@ -83,4 +82,6 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
 SCENARIO = Scenario(
     name="memory", title="Memory under load: peak RSS and req/s per MB", phase=Phase.ON_LOAD,
     settings=MemorySettings, run=run, estimate_s=estimate_s, tables=tables, legacy_params=legacy_params,
-    describe=describe, charts=charts)
+    describe=describe, charts=charts,
+    not_on=((KUBERNETES, "peak RSS under load is sampled from the app's process; the kubelet reports a pod's "
+                        "memory every 10-15 s"),))

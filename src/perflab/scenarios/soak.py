@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from pydantic import model_validator
 
 from perflab import apps, probes, signals
-from perflab.drivers import oha, wrk
+from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance, mb
+from perflab.placements import KUBERNETES
 from perflab.report import charts as plot
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import Table, by_target_table
@@ -80,16 +81,16 @@ class Interval:
 def _driver(ctx: Context):
     """A function (url, seconds) -> LoadResult, and a description of the load."""
     cfg: SoakSettings = ctx.settings
-    cpus = ctx.lab.driver_cpus()
+    load = ctx.load
     if cfg.rate > 0:
         def fixed_rate(url: str, seconds: float) -> LoadResult:
-            return oha.run_oha(url, rate=cfg.rate, duration_s=seconds, connections=cfg.connections, cpus=cpus)
+            return load.open(url, rate=cfg.rate, duration_s=seconds, connections=cfg.connections)
         return fixed_rate, f"open loop at {cfg.rate:g} req/s (oha, {cfg.connections} connections at most)"
     conns = cfg.connections
-    threads = max(1, min(conns, len(cpus)))
+    threads = load.threads_for(conns)
 
     def closed_loop(url: str, seconds: float) -> LoadResult:
-        return wrk.run_wrk(url, connections=conns, threads=threads, duration_s=int(seconds), cpus=cpus)
+        return load.closed(url, connections=conns, threads=threads, duration_s=int(seconds))
     return closed_loop, f"closed loop, wrk -c{conns} -t{threads}"
 
 
@@ -209,7 +210,7 @@ def run(ctx: Context) -> None:
         gc_path.parent.mkdir(parents=True, exist_ok=True)
         gc_path.unlink(missing_ok=True)
         spec = dataclasses.replace(spec, jvm_opts=[*spec.jvm_opts, gclog.jvm_gc_log_option(gc_path)])
-    inst = Instance(spec, tag="soak")
+    inst = ctx.instance("soak", spec)
     intervals: list[Interval] = []
     outputs: list[str] = []
     status, reason = "ok", ""
@@ -287,4 +288,5 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
 SCENARIO = Scenario(
     name="soak", title="Soak: a long run", phase=Phase.OWN_AFTER, settings=SoakSettings, run=run,
     estimate_s=lambda e: e.start_s + e.settings.duration_s + 3.0, tables=tables, setup=ensure_driver,
-    legacy_params=lambda label: {"interval": True} if label == "interval" else {}, charts=charts)
+    legacy_params=lambda label: {"interval": True} if label == "interval" else {}, charts=charts,
+    not_on=((KUBERNETES, "a soak's drift readings sample the app's process and its GC log on this machine"),))

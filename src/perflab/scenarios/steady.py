@@ -35,10 +35,11 @@ from dataclasses import dataclass, field
 from pydantic import field_validator
 
 from perflab import dbstats, jvmstat, stats
-from perflab.drivers import oha, wrk
+from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
+from perflab.placements import KUBERNETES
 from perflab.profiles import recording as profile
 from perflab.report import timeline_charts
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario, point
@@ -162,10 +163,9 @@ class _DbClock:
 
 def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str, db: _DbClock) -> Interval:
     cfg: SteadySettings = ctx.settings
-    cpus = ctx.lab.driver_cpus()
     start_ns = time.monotonic_ns()
-    result = wrk.run_wrk(inst.base_url + p.path, connections=p.connections,
-                         threads=max(1, min(p.connections, len(cpus))), duration_s=cfg.interval_s, cpus=cpus)
+    result = ctx.load.closed(inst.base_url + p.path, connections=p.connections,
+                             threads=ctx.load.threads_for(p.connections), duration_s=cfg.interval_s)
     end_ns = time.monotonic_ns()
     spent = db.lap()
     series = inst.sampler.snapshot()
@@ -391,9 +391,8 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
                fraction=cfg.open_loop_fraction, method="GET", open_loop=True)
     ctx.progress.update(f"launch {launch}: open loop at {rate:,.0f} req/s")
     with intervals.request_records() as folder:
-        result = oha.run_oha(inst.base_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
-                             connections=p.connections, cpus=ctx.lab.driver_cpus(),
-                             requests_db=folder / "measured.db")
+        result = ctx.load.open(inst.base_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
+                               connections=p.connections, requests_db=folder / "measured.db")
         rows = intervals.oha_rows(inst, result, folder / "measured.db", launch=launch, point=at.label,
                                   interval_s=cfg.interval_s)
     flags = (["driver-bound"] if result.driver_bound else []) + (["errors"] if result.errors.total else [])
@@ -529,4 +528,6 @@ SCENARIO = Scenario(
     phase=Phase.OWN_BEFORE, settings=SteadySettings, run=run, estimate_s=estimate_s, tables=tables,
     describe=describe, setup=ensure_driver, charts=timeline_charts.steady_charts, remarks=stability,
     feeds=("startup",), launch=launch, planned_launches=planned_launches, after_launches=after_launches,
-    rounds_only=True)
+    rounds_only=True,
+    not_on=((KUBERNETES, "its load interval by interval and the app's CPU and JIT readings come from the driver "
+                        "and probes on this machine; a driver Job on the cluster gives one report per run"),))

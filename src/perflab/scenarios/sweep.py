@@ -100,25 +100,24 @@ def _series(ctx: Context, series: Series, timeline: list[list]) -> dict[str, lis
     cfg: SweepSettings = ctx.settings
     inst = ctx.inst
     url = inst.base_url + series.path
-    driver_cpus = ctx.lab.driver_cpus()
     if cfg.warmup_s >= 1:
         top = max(series.connections)
         ctx.progress.update(f"{series.name} warm-up {cfg.warmup_s:.0f}s")
-        shape = dict(connections=top, threads=max(1, min(top, len(driver_cpus))), duration_s=int(cfg.warmup_s),
-                     cpus=driver_cpus, timeout_s=cfg.timeout_s)
+        shape = dict(connections=top, threads=ctx.load.threads_for(top), duration_s=int(cfg.warmup_s),
+                     timeout_s=cfg.timeout_s)
         if cfg.interval_s:
-            warm = wrk.run_wrk_intervals(url, interval_s=cfg.interval_s, **shape)
+            warm = ctx.load.closed_intervals(url, interval_s=cfg.interval_s, **shape)
             timeline += intervals.wrk_rows(inst, wrk.IntervalRuns(warmup=warm.measured, measured=[]), launch=1,
                                            point=series.name)
         else:
-            wrk.run_wrk(url, **shape)
+            ctx.load.closed(url, **shape)
     rps: dict[str, list[float]] = {}
     for r in range(ctx.repeats):
         for conns in series.connections:
             if inst.exited() is not None:
                 raise RuntimeError(f"the app ended during the sweep: {inst.end_reason()}")
             ctx.progress.update(f"{series.name} c={conns} r{r + 1}/{ctx.repeats}")
-            threads = cfg.threads or max(1, min(conns, len(driver_cpus)))
+            threads = cfg.threads or ctx.load.threads_for(conns)
             at = point(f"{series.name} c={conns}", series=series.name, path=series.path, connections=conns,
                        method="GET")
             window = loadpoint.open_window(ctx.lab)

@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass
 
 from perflab import jvmstat
-from perflab.drivers import wrk
 from perflab.instance import Instance
 from perflab.scenario import Context
 from perflab.scenarios import intervals
@@ -57,7 +56,6 @@ def until_steady(ctx: Context, inst: Instance, path: str, cfg: WarmupSettings, w
 def _until_steady(ctx: Context, inst: Instance, path: str, cfg: WarmupSettings, what: str, launch: int,
                   rows: list[list]) -> WarmedUp:
     rule = cfg.rule()
-    cpus = ctx.lab.driver_cpus()
     jit = jvmstat.JitWatch(jvmstat.jvm_pid(inst), cfg)
     values: list[float] = []
     started = time.monotonic()
@@ -65,8 +63,8 @@ def _until_steady(ctx: Context, inst: Instance, path: str, cfg: WarmupSettings, 
     while True:
         inst.check_alive()
         begin_ns = time.monotonic_ns()
-        result = wrk.run_wrk(inst.base_url + path, connections=cfg.warmup_connections,
-                             threads=max(1, min(cfg.warmup_connections, len(cpus))), duration_s=1, cpus=cpus)
+        result = ctx.load.closed(inst.base_url + path, connections=cfg.warmup_connections,
+                                 threads=ctx.load.threads_for(cfg.warmup_connections), duration_s=1)
         end_ns = time.monotonic_ns()
         rows.append(intervals.row(
             launch=launch, point=point, phase="warmup", t_s=(end_ns - inst.spawn_ns) / 1e9,

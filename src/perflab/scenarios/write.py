@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from perflab.apps import CONTRACT_API
+from perflab.placements import KUBERNETES
 from perflab.report import timeline_charts
 from perflab.report.tables import Table, by_point_table
 from perflab.results import RunView
@@ -71,4 +72,5 @@ SCENARIO = Scenario(
     settings=WriteSettings, run=run, estimate_s=estimate_s, tables=tables,
     legacy_params=lambda label: next((dict(r.params) for r in REQUESTS if r.label == label), {}), describe=describe,
     charts=charts, applies=lambda app, mode: app.api == CONTRACT_API,
-    applies_why="sends the contract's GET /data/{key} and POST /data; this app serves an API of its own")
+    applies_why="sends the contract's GET /data/{key} and POST /data; this app serves an API of its own",
+    not_on=((KUBERNETES, "KT-2020's create mix is a wrk script on this machine; the cluster's driver Job runs oha"),))
