@@ -9,7 +9,8 @@ cgroup and the load generator runs pinned to the driver's CPUs; the placement de
 load generator runs, so a scenario never names CPUs or a driver binary for it.
 
 What a placement cannot do for a scenario is declared by the scenario (``Scenario.not_on``, one
-reason per placement kind), and the runner records it as unavailable with that reason.
+reason per placement kind), and a run on that placement records it as unavailable with that reason
+(today the cluster runner, perflab.kube.run).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 
 LOCAL = "local"
 KUBERNETES = "kubernetes"
-KINDS = (LOCAL, KUBERNETES)
 
 
 class LoadGenerator(Protocol):
