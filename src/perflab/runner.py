@@ -14,9 +14,10 @@ import functools
 import math
 import os
 import time
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from perflab import (api_checks, apps, doctor, environment, h2, isolate, postgres, preflight, ratios_ci, registry,
                      resume, rounds, signals, stats)
@@ -526,10 +527,21 @@ def _canary(lab: Lab, target: Target, n: int, when: str) -> None:
                    repeat=n, extra=extra)
 
 
-def _takes_part(plan: Plan, sc: Scenario, n: int) -> bool:
-    """A scenario's launch n runs in round n while n is within its planned launches; the rounds
-    added to settle a ratio launch only the scenario whose values the ratios are of (steady)."""
-    return n <= sc.planned_launches(plan.settings(sc.name)) or sc.rounds_only
+def _takes_part(plan: Plan, sc: Scenario, n: int, unsettled: bool) -> bool:
+    """A scenario's launch n runs in round n while n is within its planned launches; past them only
+    the scenario whose values the ratios are of (steady) launches, and only while a headline ratio
+    of its app/mode is `unsettled`."""
+    return n <= sc.planned_launches(plan.settings(sc.name)) or (sc.rounds_only and unsettled)
+
+
+def _joined_beyond_launches(lab: Lab, n: int, unsettled: list[Target]) -> None:
+    """Planned round n costs more than estimated where steady launches past its own launches
+    (a ratio of its app/mode is not settled yet): the round's estimate grows by those launches."""
+    extra = sum(launch_estimate_s(lab.plan, t, sc) for t in unsettled for sc in round_scenarios(lab.plan, t)
+                if sc.rounds_only and n > sc.planned_launches(lab.plan.settings(sc.name)))
+    step = next((s for s in lab.progress.steps if s.label == f"round {n}"), None)
+    if step is not None and extra:
+        step.estimate_s += extra
 
 
 def _launch_in_round(lab: Lab, target: Target, state: _TargetState, sc: Scenario, n: int,
@@ -574,11 +586,14 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     took: dict[str, list[float]] = {label: [] for label in labels}
     launched: dict[str, list[LaunchResult]] = {label: [] for label in labels}
     caps: dict[str, int | None] = {}
+    ran: dict[str, Counter] = {label: Counter() for label in labels}  # launches per scenario
     record = {"seed": seed, "orders": [], "headline": [p.label for p in pairs], "target": cfg.target,
               "ended": "", "ended_why": "", "ratios": [], "round_s": [], "launches": []}
     if cfg.canary:
         canary.ensure(log=lab.progress.message)
-    n = _restore_rounds(lab, earlier, record, planned, values, failures, failed, done, took, launched)
+    n = _restore_rounds(lab, earlier, record, planned, values, failures, failed, done, took, launched, ran,
+                        lambda label, k: [sc.name for sc in round_scenarios(plan, by_label[label])
+                                          if _takes_part(plan, sc, k, True)])
     for label in labels:
         caps[label] = _intervals_worth_measuring(plan, launched[label])[0]
     while True:
@@ -596,11 +611,14 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
         if not who:
             record["ended"], record["ended_why"] = "failed", "every app/mode of the rounds failed"
             break
+        unsettled = rounds.unsettled_labels(states_now, cfg.target)
         if n > planned:
             lab.progress.steps.append(Step(f"round {n}", sum(expected[label] for label in who)))
             lab.progress.message(f"round {n}: " + "; ".join(
                 f"{s.pair.label} +-{s.interval.half_width:.1%}" for s in states_now if s.interval is not None)
                 + f" (target +-{cfg.target:.0%}): {', '.join(who)} again")
+        else:
+            _joined_beyond_launches(lab, n, [by_label[label] for label in who if label in unsettled])
         record["orders"].append(who)
         env["rounds"] = record
         lab.store.update_environment(lab.run_id, env)
@@ -609,14 +627,14 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
         entries = []
         for position, label in enumerate(who, 1):
             target, state = by_label[label], states[label]
-            entry = {"round": n, "label": label, "value": None, "failed": ""}
+            entry = {"round": n, "label": label, "value": None, "failed": "", "launched": []}
             lab.progress.update(f"{position}/{len(who)} {label}")
             started = time.monotonic()
             _use_database(lab, target.app)
             if cfg.canary:
                 _canary(lab, target, n, "before")
             for sc in round_scenarios(plan, target):
-                if not _takes_part(plan, sc, n):
+                if not _takes_part(plan, sc, n, label in unsettled):
                     continue
                 try:
                     got = _launch_in_round(lab, target, state, sc, n, caps.get(label))
@@ -628,6 +646,8 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
                         failed.add(label)
                         lab.outcome(target.app.name, target.mode, "run", "failed", reason)
                     break
+                ran[label][sc.name] += 1
+                entry["launched"].append(sc.name)
                 if got is not None and got.value:
                     values[label][n] = got.value
                     launched[label].append(got)
@@ -654,14 +674,16 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
         if label in failed:
             continue
         for sc in round_scenarios(plan, target):
-            sc.after_launches(_context(lab, target, sc, state), done[label], failures[label])
+            sc.after_launches(_context(lab, target, sc, state), ran[label][sc.name], failures[label])
     if cfg.canary:
         _flag_host_slow(lab, cfg)
 
 
 def _restore_rounds(lab: Lab, earlier: dict | None, record: dict, planned: int, values: dict, failures: dict,
-                    failed: set, done: dict, took: dict, launched: dict) -> int:
-    """A resumed run's rounds as they stood after the last round that ended; returns its number."""
+                    failed: set, done: dict, took: dict, launched: dict, ran: dict,
+                    launched_before: Callable[[str, int], list[str]]) -> int:
+    """A resumed run's rounds as they stood after the last round that ended; returns its number.
+    `launched_before`: the scenarios a round's launch ran, for a record that does not list them."""
     kept = resume.kept_launches(earlier, lab.done_steps)
     n = max((e["round"] for e in kept), default=0)
     for entry in kept:
@@ -669,6 +691,7 @@ def _restore_rounds(lab: Lab, earlier: dict | None, record: dict, planned: int, 
         if label not in values:
             continue
         took[label].append(entry["took_s"])
+        ran[label].update(entry["launched"] if "launched" in entry else launched_before(label, entry["round"]))
         if entry["value"]:
             values[label][entry["round"]] = entry["value"]
             launched[label].append(resume.launch_result(entry))

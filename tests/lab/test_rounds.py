@@ -24,7 +24,7 @@ repeats = 1
 [limits]
 memory_mb = 256
 [startup]
-runs = 2
+runs = {runs}
 timeout_s = 20
 rest_s = 0
 [steady]
@@ -58,7 +58,7 @@ def _figures(st, run_id, scenario):
 
 
 def test_launches_run_round_by_round_in_the_seeded_order_with_the_canary_around_each(two_apps):
-    st, run_id = run_plan_on(two_apps, PLAN.format(seed=7, target=0, max_rounds=4))
+    st, run_id = run_plan_on(two_apps, PLAN.format(seed=7, target=0, max_rounds=4, runs=2))
     try:
         env = st.run(run_id)
         record = json.loads(env["environment_json"])["rounds"]
@@ -89,7 +89,7 @@ def test_rounds_are_added_until_the_maximum_when_the_ratio_cannot_settle(two_app
     # the stand-ins answer at one fixed pace (2 connections, 0.1 s a request), so their ratio moves by
     # well under 0.1 % from round to round; an interval within 1e-9 of it is out of reach of any
     # two rounds of measured figures: rounds go on to the maximum
-    st, run_id = run_plan_on(two_apps, PLAN.format(seed=3, target=1e-9, max_rounds=3))
+    st, run_id = run_plan_on(two_apps, PLAN.format(seed=3, target=1e-9, max_rounds=3, runs=2))
     try:
         record = json.loads(st.run(run_id)["environment_json"])["rounds"]
         assert record["rounds"] == 3 and record["ended"] == rounds.MAX_ROUNDS
@@ -100,5 +100,24 @@ def test_rounds_are_added_until_the_maximum_when_the_ratio_cannot_settle(two_app
         assert max(f.repeat for f in warm) == 1
         [ratio] = record["ratios"]
         assert ratio["interval"]["n"] == 3 and ratio["interval"]["paired"]
+    finally:
+        st.close()
+
+
+@pytest.mark.parametrize("target, launches", [(0, 2), (1e-9, 3)])
+def test_steady_launches_past_its_own_launches_only_while_the_ratio_is_unsettled(two_apps, target, launches):
+    # startup's three warm launches plan three rounds; steady plans two launches and takes part in
+    # round 3 only where its ratio is not settled (no target: settled by definition)
+    st, run_id = run_plan_on(two_apps, PLAN.format(seed=5, target=target, max_rounds=3, runs=4))
+    try:
+        record = json.loads(st.run(run_id)["environment_json"])["rounds"]
+        assert record["rounds"] == 3
+        steady = [f for f in st.figures(run_id) if f.scenario == "steady" and f.metric == "rps"]
+        assert sorted((f.app, f.repeat) for f in steady) == [(a, n) for a in ("alpha", "beta")
+                                                            for n in range(1, launches + 1)]
+        assert all(e["launched"] == (["startup", "steady"] if e["round"] <= launches else ["startup"])
+                   for e in record["launches"])
+        reasons = {(o["app"], o["scenario"]): o["reason"] for o in st.outcomes(run_id)}
+        assert reasons[("alpha", "steady")] == f"{launches} fresh launches in interleaved rounds"
     finally:
         st.close()

@@ -55,6 +55,10 @@ def test_a_round_is_added_for_the_unsettled_ratio_only():
     assert states[0].settled(0.05) and not states[1].settled(0.05)
     d = rounds.next_round(rounds.RoundSettings(), 3, 2, states, 600, COST)
     assert d.more and d.who == ["q/jvm", "t/jvm"]
+    # the same app/modes launch steady past its own launches in the plan's remaining rounds; no
+    # precision target: none does
+    assert rounds.unsettled_labels(states, 0.05) == {"q/jvm", "t/jvm"}
+    assert rounds.unsettled_labels(states, 0) == set()
 
 
 def test_rounds_end_when_settled_at_the_maximum_or_when_the_budget_has_no_room():
