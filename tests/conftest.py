@@ -106,13 +106,15 @@ def workdir(tmp_path, monkeypatch):
 
 
 def write_standin_app(root: Path, name: str = "standin", delay: float = 0.2, exit_code: int | None = None,
-                      alloc_mb: int = 0) -> Path:
-    """An app folder whose 'build' copies a script and whose launch runs the slow stand-in."""
+                      alloc_mb: int = 0, script: str = "slow_app.py", env: dict[str, str] | None = None) -> Path:
+    """An app folder whose 'build' copies a script and whose launch runs a stand-in of tests/support
+    (the slow one unless `script` names another), with `env` beside its own settings."""
     app = root / name
     (app / "src").mkdir(parents=True, exist_ok=True)
     (app / "src" / "version.txt").write_text("1\n")
     args = [str(delay)] + ([str(exit_code)] if exit_code is not None else [])
-    argv = ", ".join(f'"{a}"' for a in [sys.executable, str(SUPPORT / "slow_app.py"), *args])
+    argv = ", ".join(f'"{a}"' for a in [sys.executable, str(SUPPORT / script), *args])
+    more = "".join(f', {key} = "{value}"' for key, value in (env or {}).items())
     (app / "perflab.toml").write_text(textwrap.dedent(f"""\
         name = "{name}"
         framework = "StandIn"
@@ -128,7 +130,7 @@ def write_standin_app(root: Path, name: str = "standin", delay: float = 0.2, exi
 
         [modes.jvm]
         command = [{argv}]
-        env = {{ STANDIN_ALLOC_MB = "{alloc_mb}" }}
+        env = {{ STANDIN_ALLOC_MB = "{alloc_mb}"{more} }}
         """))
     return app
 
