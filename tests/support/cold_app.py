@@ -26,15 +26,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if served < COLD_REQUESTS and in_flight > COLD_CONCURRENCY:
                 print(f"burst of {in_flight} requests while cold ({served} served): giving up", flush=True)
                 os._exit(3)
-        time.sleep(0.005)  # long enough for concurrent requests to overlap
-        body = b'{"status":"UP"}' if self.path.startswith("/health") else b"Hello from a cold stand-in (test)"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-        with lock:
-            in_flight -= 1
-            served += 1
+        try:
+            time.sleep(0.005)  # long enough for concurrent requests to overlap
+            body = b'{"status":"UP"}' if self.path.startswith("/health") else b"Hello from a cold stand-in (test)"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            with lock:
+                served += 1
+        finally:  # a client gone mid-answer is no longer in flight either
+            with lock:
+                in_flight -= 1
 
     def log_message(self, *args):
         pass

@@ -25,7 +25,6 @@ from perflab import capacity_search as cs
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from perflab.placements import KUBERNETES, LoadGenerator
-from perflab.placements.local import PinnedLoad
 from perflab.report import charts as plot, timeline_charts
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
@@ -86,10 +85,10 @@ class OhaSteps:
     url: str
     objective: cs.Objective
     step_s: float
+    load: LoadGenerator  # the run's placement's: never a driver on the app's CPUs by default
     warmup_s: float = 0.0
     pause_s: float = 0.0
     max_connections: int = 256
-    load: LoadGenerator = PinnedLoad()
     results: list[LoadResult] = field(default_factory=list)
 
     def connections(self, rate: float) -> int:
@@ -120,7 +119,8 @@ def searcher(url: str, cfg: CapacitySettings, load: LoadGenerator,
              on_step: Callable[[cs.Step, LoadResult], None] | None = None) -> tuple[cs.Search, list[LoadResult]]:
     """The search with oha on `url` as the settings say (the scenario's and the tests' one way in);
     `on_step` gets each judged step with the driver's full result."""
-    steps = OhaSteps(url, cfg.objective(), cfg.step_s, cfg.step_warmup_s, cfg.pause_s, cfg.max_connections, load)
+    steps = OhaSteps(url, cfg.objective(), cfg.step_s, load, warmup_s=cfg.step_warmup_s, pause_s=cfg.pause_s,
+                     max_connections=cfg.max_connections)
     found = cs.search(steps, cfg.objective(), start_rate=cfg.start_rate, max_rate=cfg.max_rate, min_rate=cfg.min_rate,
                       resolution=cfg.resolution_pct / 100, growth=cfg.growth,
                       driver_max_rate=driver_max_rate(cfg.max_connections, cfg.objective_ms),
