@@ -23,3 +23,8 @@ class LabError(Exception):
 
 class AppFailed(Exception):
     """This app/mode cannot be measured further in this run (the reason is recorded)."""
+
+
+class BudgetRefused(AppFailed):
+    """One more instance does not fit a budget that counts what instances may use (a cluster's
+    ResourceQuota): the budget's verdict, before any instance runs out of memory."""

@@ -80,7 +80,13 @@ class Instance:
 
     @property
     def base_url(self) -> str:
+        """Where the lab's own requests reach the app (polls, the contract's checks)."""
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def load_url(self) -> str:
+        """Where the placement's load generator reaches it: on one machine, the same place."""
+        return self.base_url
 
     def exited(self) -> int | None:
         return self.running.proc.poll() if self.running else None
@@ -120,6 +126,16 @@ class Instance:
         if reason:
             raise AppFailed(reason)
 
+    def start_log(self, pattern: str, timeout_s: float) -> probes.StartLogMatch:
+        """The framework's own start time from its log (the line `pattern` matches), followed until
+        it appears, the process ends or `timeout_s` passes."""
+        return probes.watch_start_log(self.log_path, pattern, timeout_s=timeout_s, process=self.running.proc)
+
+    @property
+    def limits_enforced(self) -> bool | None:
+        """Whether its cgroup enforces the plan's limits (None: no cgroup of its own)."""
+        return self.cgroup.enforced if self.cgroup is not None else None
+
     def jvm_flags(self) -> str:
         """The flags the JVM printed (GC, heap), if it did."""
         try:
@@ -156,8 +172,8 @@ class Instance:
 def stop_all(instances: list[Instance]) -> None:
     """Stop many instances: SIGTERM to all first so they shut down in parallel, then each for good."""
     with signals.shielded():
-        for inst in instances:
-            if inst.running is not None and not inst.stopped_by_lab:
+        for inst in instances:  # processes of this machine (a pod is stopped by its own stop())
+            if getattr(inst, "running", None) is not None and not inst.stopped_by_lab:
                 procs.signal_group(inst.pid, signal.SIGTERM)
         for inst in reversed(instances):
             inst.stop()

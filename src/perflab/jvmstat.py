@@ -198,7 +198,10 @@ def delta(before: JvmCounters, after: JvmCounters) -> dict[str, float | None]:
 
 
 def jvm_pid(inst: Instance) -> int | None:
-    """The java process of the instance (its command may start it through a shell)."""
+    """The java process of the instance (its command may start it through a shell); None where the
+    instance is no process of this machine (a pod on a cluster)."""
+    if inst.pid is None:
+        return None
     for pid in probes.process_tree(inst.pid):
         try:
             if os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "java":

@@ -56,7 +56,7 @@ class Lab:
         app = app.for_mode(mode)
         return InstanceSpec(
             run_id=self.run_id, app=app, mode=mode,
-            limits=isolate.Limits(cpus=self.topology.app, cpu_quota=float(limits["cpus"]),
+            limits=isolate.Limits(cpus=self.topology.app or None, cpu_quota=float(limits["cpus"]),
                                   memory_mb=memory_mb or limits["memory_mb"]),
             db_env=self.db_env(app), log_dir=self.log_dir,
             jvm_opts=mode_jvm_opts(app.mode(mode), limits) + self.mode_opts.get((app.name, mode), []),

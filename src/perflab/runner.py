@@ -26,6 +26,7 @@ from perflab.errors import AppFailed, LabError
 from perflab.probes import canary
 from perflab.lab import Lab
 from perflab.plan import Plan, retarget, validate as validate_plan
+from perflab.placements import LOCAL
 from perflab.progress import Progress, Step, prior_from_history
 from perflab.runlock import RunLock
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario
@@ -44,12 +45,21 @@ def target_scenarios(plan: Plan, target: Target) -> list[Scenario]:
     out = []
     for phase in order:
         for sc in registry.in_phase(phase):
+            if sc.why_not_on(plan["placement"]["kind"]):
+                continue  # recorded as unavailable there, with the scenario's reason (not_on_placement)
             if phase is Phase.PREPARE:
                 if sc.applies is not None and sc.applies(target.app, target.mode):
                     out.append(sc)
             elif sc.name in planned and (sc.applies is None or sc.applies(target.app, target.mode)):
                 out.append(sc)
     return out
+
+
+def not_on_placement(plan: Plan, target: Target) -> list[Scenario]:
+    """Planned scenarios the plan's placement cannot run (each declares why: Scenario.not_on)."""
+    planned = set(plan.scenarios_for(target.mode, target.default_mode))
+    return [sc for sc in registry.all_scenarios() if sc.name in planned
+            and sc.why_not_on(plan["placement"]["kind"])]
 
 
 def not_applicable(plan: Plan, target: Target) -> list[Scenario]:
@@ -207,15 +217,18 @@ def _planned_anywhere(plan: Plan, targets: list[Target]) -> list[Scenario]:
 def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "resume.Resumed | None" = None) -> str:
     """Run a plan end to end; returns the run id (also when interrupted: the run is kept).
     `apps_root`: where the apps are found (a user's own service), else the lab's apps/.
-    `resumed`: an interrupted or failed run to go on with (perflab.resume), its finished steps skipped."""
-    if plan["placement"]["kind"] == "kubernetes":  # the apps' pods on a cluster: perflab.kube
-        from perflab.kube import run as kube_run  # loads the kubernetes client: only for a run on a cluster
-
-        return kube_run.run_plan(plan, say, apps_root)
+    `resumed`: an interrupted or failed run to go on with (perflab.resume), its finished steps skipped.
+    On this machine or, with placement.kind = "kubernetes", with the apps' pods on a cluster: the
+    same steps, scenarios and store either way; only where instances run and load comes from differ."""
     with contextlib.ExitStack() as held:  # the run's lock, held until the run ends
         if resumed is not None:  # refused at once while the run still goes on in another process
             store = held.enter_context(contextlib.closing(Store()))
             held.enter_context(RunLock(store.run_dir(resumed.run_id), resumed.run_id))
+        if plan["placement"]["kind"] == "kubernetes":
+            if resumed is not None:
+                raise LabError("--resume goes on with runs on this machine only; a run on a cluster starts again",
+                               fix=f"./perflab run {plan.source}")
+            return _run_on_cluster(plan, say, apps_root, held)
         return _run_local(plan, say, apps_root, resumed, held)
 
 
@@ -259,24 +272,14 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
         held.enter_context(RunLock(store.run_dir(run_id), run_id))
     else:
         run_id = resume.reopen(store, resumed, targets, functools.partial(planned_parts, plan), say)
-    # earlier complete runs of the same plan (same method) on this machine: each step is expected to
-    # take what it took there; the whole runs' durations set the start of the estimates' scale
-    method = method_hash(plan.data, env)
-    earlier = store.step_durations(plan.name, method)
-    steps = [replace(s, earlier_s=earlier.get(s.label))
-             for s in build_steps(plan, list(builds)) + [s for t in targets for s in target_steps(plan, t)]
-             + round_steps(plan, targets, 1, planned_rounds(plan, targets))]
-    progress = Progress(steps, prior=prior_from_history(steps, store.durations(plan.name, method), store.paces()),
-                        record=lambda step, took: store.add_step(run_id, step.label, step.estimate_s, took))
+    progress = _progress(plan, store, run_id, env, list(builds), targets)
     say(f"run {run_id}: plan {plan.name}, {len(targets)} app/mode(s), {progress.total} steps")
-    say(f"topology: {topology.description}")
-    for reduction in plan["reductions"] + topology.reductions:
-        say(f"reduction: {reduction}")
-    status = "complete"
+    _say_conditions(plan, topology, say)
     # The lab's own polling and sampling run on the driver's CPUs, never on the app's.
     own_affinity = os.sched_getaffinity(0)
     os.sched_setaffinity(0, topology.driver)
-    try:
+
+    def measure() -> None:
         with provision_db(run_id, topology, setup, say, statement_stats=bool(plan.settings("profile").enabled)) \
                 as (conn, db_pid, db_placement), \
                 provision_h2(run_id, targets, topology, setup, say) as h2_server:
@@ -288,12 +291,77 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
                       h2=h2_server, done_steps=set(resumed.done) if resumed else set())
             if not setup.usable:
                 lab.warn(f"limits not enforced: {setup.reason} (CPU affinity only)")
-            _run_builds(lab, builds, variants)
-            states = {}
-            for target in targets:
-                states[target.label] = _run_target(lab, target)
-            _run_rounds(lab, [t for t in targets if states.get(t.label) is not None], states, env,
-                        resumed.environment.get("rounds") if resumed else None)
+            _measure(lab, builds, variants, targets, env, resumed.environment.get("rounds") if resumed else None)
+
+    def cleanup() -> None:
+        os.sched_setaffinity(0, own_affinity)
+        isolate.cleanup_stale(setup)
+
+    _guarded(store, run_id, progress, measure, cleanup)
+    return run_id
+
+
+def _run_on_cluster(plan: Plan, say, apps_root: Path | None, held: contextlib.ExitStack) -> str:
+    from perflab.kube import site  # loads the kubernetes client: only for a run on a cluster
+
+    doctor.ensure(log=say)  # psql: the lab loads each app's rows into the database itself
+    targets = select_targets(plan, apps_root)
+    prep = site.prepare_run(plan, targets, say, apps_root)  # the cluster, the images (made now when asked), a dry run
+    env = environment.capture(frameworks={t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets})
+    env["placement"], env["topology"] = prep.environment, prep.topology.as_dict()
+    store = Store()
+    recall(store, targets)
+    run_id = store.begin_run(site.recorded_plan(plan.data), env)
+    held.enter_context(RunLock(store.run_dir(run_id), run_id))
+    progress = _progress(plan, store, run_id, env, [], targets)
+    say(f"run {run_id}: plan {plan.name} on kube context {env['placement']['context']} "
+        f"({env['placement']['version']}, {len(env['placement']['nodes'])} node(s)), {progress.total} steps")
+    _say_conditions(plan, prep.topology, say)
+
+    def measure() -> None:
+        with site.grounds(prep, plan, run_id, say) as grounds:
+            lab = Lab(store, run_id, plan, prep.topology, None, grounds.db, None, progress,
+                      store.run_dir(run_id) / "logs", placement=grounds.placement)
+            _measure(lab, {}, {}, targets, env, None)
+
+    _guarded(store, run_id, progress, measure, lambda: None)
+    return run_id
+
+
+def _progress(plan: Plan, store: Store, run_id: str, env: dict, build_keys: list[str], targets: list[Target]) -> Progress:
+    """The run's steps with their estimates: from earlier complete runs of the same plan and method
+    on this machine where there are any (the whole runs' durations set the estimates' scale)."""
+    method = method_hash(plan.data, env)
+    earlier = store.step_durations(plan.name, method)
+    steps = [replace(s, earlier_s=earlier.get(s.label))
+             for s in build_steps(plan, build_keys) + [s for t in targets for s in target_steps(plan, t)]
+             + round_steps(plan, targets, 1, planned_rounds(plan, targets))]
+    return Progress(steps, prior=prior_from_history(steps, store.durations(plan.name, method), store.paces()),
+                    record=lambda step, took: store.add_step(run_id, step.label, step.estimate_s, took))
+
+
+def _say_conditions(plan: Plan, topology: isolate.Topology, say) -> None:
+    say(f"topology: {topology.description}")
+    for reduction in plan["reductions"] + topology.reductions:
+        say(f"reduction: {reduction}")
+
+
+def _measure(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App], targets: list[Target], env: dict,
+             earlier_rounds: dict | None) -> None:
+    """The run's steps: builds, each app/mode's own scenarios, then the rounds."""
+    _run_builds(lab, builds, variants)
+    states = {}
+    for target in targets:
+        states[target.label] = _run_target(lab, target)
+    _run_rounds(lab, [t for t in targets if states.get(t.label) is not None], states, env, earlier_rounds)
+
+
+def _guarded(store: Store, run_id: str, progress: Progress, measure, cleanup) -> None:
+    """Run `measure`; whatever happens, record how the run ended (complete, interrupted by Ctrl-C,
+    or failed with the reason) and clean up."""
+    status = "complete"
+    try:
+        measure()
     except KeyboardInterrupt:
         status = "interrupted"
         raise
@@ -302,13 +370,13 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
         store.finish_run(run_id, status, note=str(exc)[:500])
         raise
     finally:
-        os.sched_setaffinity(0, own_affinity)
-        progress.close()
-        if status != "failed":
-            store.finish_run(run_id, status)
-        with signals.shielded():
-            isolate.cleanup_stale(setup)
-    return run_id
+        try:
+            progress.close()
+            if status != "failed":
+                store.finish_run(run_id, status)
+        finally:
+            with signals.shielded():
+                cleanup()
 
 
 def _run_builds(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App]) -> None:
@@ -376,6 +444,9 @@ def _run_target(lab: Lab, target: Target) -> "_TargetState | None":
             return None
         for sc in not_applicable(lab.plan, target):
             lab.outcome(app.name, mode, sc.name, "skipped", sc.applies_why or "does not apply to this app")
+        kind = lab.plan["placement"]["kind"]
+        for sc in not_on_placement(lab.plan, target):
+            lab.outcome(app.name, mode, sc.name, "unavailable", f"on {kind}: {sc.why_not_on(kind)}", quiet=True)
         for name, where in target.elsewhere.items():
             if name in lab.plan.scenarios_for(mode, target.default_mode):
                 lab.outcome(app.name, mode, name, "skipped", f"runs on {where} only (the plan's run_on)", quiet=True)
@@ -454,6 +525,11 @@ def _context(lab: Lab, target: Target, sc: Scenario, state: _TargetState, **more
 
 def _run_scenario(lab: Lab, target: Target, sc: Scenario, state: _TargetState) -> None:
     lab.progress.start(f"{target.label} {sc.name}")
+    unable = lab.placement.unable(sc.name)
+    if unable:  # e.g. cold start on a cluster without Knative
+        lab.outcome(target.app.name, target.mode, sc.name, "unavailable", unable)
+        lab.progress.finish()
+        return
     verify = sc.verifies_contract and not state.verified
     result = sc.run(_context(lab, target, sc, state, verify=verify))
     if verify:
@@ -589,7 +665,8 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     ran: dict[str, Counter] = {label: Counter() for label in labels}  # launches per scenario
     record = {"seed": seed, "orders": [], "headline": [p.label for p in pairs], "target": cfg.target,
               "ended": "", "ended_why": "", "ratios": [], "round_s": [], "launches": []}
-    if cfg.canary:
+    use_canary = cfg.canary and lab.placement.kind == LOCAL  # the canary times this machine's CPUs
+    if use_canary:
         canary.ensure(log=lab.progress.message)
     n = _restore_rounds(lab, earlier, record, planned, values, failures, failed, done, took, launched, ran,
                         lambda label, k: [sc.name for sc in round_scenarios(plan, by_label[label])
@@ -631,7 +708,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
             lab.progress.update(f"{position}/{len(who)} {label}")
             started = time.monotonic()
             _use_database(lab, target.app)
-            if cfg.canary:
+            if use_canary:
                 _canary(lab, target, n, "before")
             for sc in round_scenarios(plan, target):
                 if not _takes_part(plan, sc, n, label in unsettled):
@@ -654,7 +731,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
                     entry.update(value=got.value, intervals=list(got.intervals), before_s=got.before_s)
             else:
                 done[label] = n
-            if cfg.canary:
+            if use_canary:
                 _canary(lab, target, n, "after")
             took[label].append(time.monotonic() - started)
             entries.append({**entry, "took_s": took[label][-1]})
@@ -675,7 +752,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
             continue
         for sc in round_scenarios(plan, target):
             sc.after_launches(_context(lab, target, sc, state), ran[label][sc.name], failures[label])
-    if cfg.canary:
+    if use_canary:
         _flag_host_slow(lab, cfg)
 
 

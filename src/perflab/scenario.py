@@ -137,6 +137,8 @@ class Scenario:
     after_launches: Callable[["Context", int, list[str]], None] | None = None
     # in rounds, run() has nothing left to do (steady); else run() still does the rest (startup's cold launch)
     rounds_only: bool = False
+    # it sends load through the placement's load generator (a run on a cluster then starts its driver pod)
+    sends_load: bool = False
 
     def why_not_on(self, placement: str) -> str:
         """Why it does not run on that placement ("" where it does)."""

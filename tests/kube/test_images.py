@@ -168,17 +168,20 @@ def test_the_images_import_into_containerd_and_start(workdir, containerd):
 
 # -- the load driver's image -------------------------------------------------------------------
 
-def test_the_driver_image_is_oha_and_the_libraries_it_links_named_by_its_version(workdir, oha_binary):
+def test_the_driver_image_is_oha_its_keeper_and_the_libraries_oha_links_named_by_their_versions(workdir, oha_binary):
     from perflab.drivers.install import OHA_VERSION
-    from perflab.kube import driver_image
+    from perflab.kube import driver_image, manifests
 
     said = []
     built = driver_image.build("tarball", "", log=said.append)
     img = oci.inspect(built.tarball)
     files = img.files()
-    assert built.image == f"perflab-driver-oha:{OHA_VERSION}" and built.tarball == images.tarball_path(built.image)
-    assert len(img.layers) == 1 and img.entrypoint == ["/app/oha"]
-    assert _executable(files["/app/oha"]) and files["/app/oha"].size == oha_binary.stat().st_size
+    assert built.image == f"perflab-driver-oha:{OHA_VERSION}-{driver_image.keeper_digest()}"
+    assert built.tarball == images.tarball_path(built.image)
+    # the keeper holds the pod open; the lab runs oha in it by exec
+    assert len(img.layers) == 1 and img.entrypoint == [driver_image.KEEPER_AT]
+    assert _executable(files[driver_image.KEEPER_AT]) and _executable(files[manifests.DRIVER_OHA])
+    assert files[manifests.DRIVER_OHA].size == oha_binary.stat().st_size
     assert set(e.path for e in base.shared_libraries([oha_binary])) <= set(files)
     assert driver_image.build("tarball", "", log=said.append).tarball == built.tarball
     assert "written before" in said[-1]  # one version, one image: not made again
@@ -197,18 +200,19 @@ def test_the_driver_image_follows_placement_images_as_the_apps_do(workdir):
 
 
 @pytest.mark.slow
-def test_the_driver_image_runs_its_oha_in_containerd_and_reports_as_a_job_would(workdir, containerd):
-    """The image's oha, started by a node's runtime with a Job's arguments, loads a server and
-    prints the report the lab reads from the pod's log."""
-    from perflab.kube import driver_image, loadjob
+def test_the_driver_images_oha_runs_in_containerd_and_reports_as_the_driver_pod_would(workdir, containerd):
+    """The image's oha, started by a node's runtime with the arguments the lab gives it in the driver
+    pod, loads a server and prints the report the lab reads."""
+    from perflab.kube import driver_image, manifests
+    from perflab.kube.cluster_load import Load, oha_args, oha_result
     from tests.support.standin_server import StandinServer
 
     built = driver_image.build("tarball", "", log=lambda line: None)
     containerd.ctr("images", "import", str(built.tarball))
-    spec = loadjob.Load("/hello", 2, 1.0)
+    spec = Load("/hello", 2, 1.0)
     with StandinServer() as server:
-        # ctr's command replaces the image's whole command line: give it the entrypoint the image declares
-        command = [*oci.inspect(built.tarball).entrypoint, *loadjob.args(server.url + spec.path, spec)]
+        # as the lab execs it: the image's oha (its entrypoint is the keeper that holds the pod open)
+        command = [manifests.DRIVER_OHA, *oha_args(server.url + spec.path, spec)]
         log = containerd.output(oci.full_name(built.image), command)
-    result = loadjob.result(log, server.url + spec.path, spec)
+    result = oha_result(log, server.url + spec.path, spec)
     assert result.requests > 0 and result.errors.total == 0

@@ -1,28 +1,34 @@
 """The Kubernetes placement against a real kube-apiserver (+ etcd, controller manager, scheduler)
 with kwok-simulated nodes: schemas via server-side dry run, the cluster record, leftover clean-up,
-a plan run end to end through the CLI, and Ctrl-C leaving no object behind.
+the refusal of a run on simulated nodes, and the parts of a cluster run that need no container:
+where the scheduler puts the driver pod, density's quota, a pod that cannot get its image.
 
 Pods on simulated nodes run no containers: these tests check the lab's own logic (what it creates,
-watches, stores and deletes), never a framework's figures."""
+watches and deletes), never a framework's figures; whole runs are tests/kube/test_real_node.py's."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from perflab.kube import cluster, manifests as m
-from tools.kubeenv import testenv
+from perflab.errors import AppFailed, BudgetRefused, LabError
+from perflab.kube import cluster, coldstart, manifests as m, pod_state, prepare, site
+from perflab.kube.cluster_load import DriverPod
 from perflab.kube.objects import KindUnavailable, Objects
+from perflab.kube.on_cluster import ClusterPlacement
 from perflab.kube.placement import PlacementSettings
+from perflab.kube.pod_instance import PodInstance
 from perflab.store import Store
+from tools.kubeenv import testenv
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -34,21 +40,19 @@ def objs(kube_env):
 
 
 def _namespace(objs, name, run_id="20260101-000000-test"):
-    objs.create_namespace(name, run_id)
-    deadline = time.monotonic() + 60
-    while not objs.cluster.core().list_namespaced_service_account(name).items:
-        assert time.monotonic() < deadline, "no default ServiceAccount"
-        time.sleep(0.2)
+    objs.create_namespace(name, run_id)  # once it takes pods
     return name
 
 
+def _app_container():
+    return m.app_container(image="perflab-quarkus-jvm:1", cpus=1, memory_mb=512, jvm_opts=["-Xmx256m"],
+                           db_env=m.db_env_in_namespace("ns"), ready_path="/health/ready", mode="jvm", db_secret="postgres")
+
+
 def _every_manifest(run_id):
-    c = m.app_container(image="perflab-quarkus-jvm:latest", cpus=1, memory_mb=512, jvm_opts=["-Xmx256m"],
-                        db_env=m.db_env_in_namespace("ns"), ready_path="/health/ready", mode="jvm", db_secret="postgres")
-    return [m.db_secret(run_id, "pw"), *m.postgres(run_id, "postgres:15"), m.app_deployment("quarkus-jvm", run_id, c),
-            m.app_service("quarkus-jvm", run_id), m.app_pod("quarkus-jvm-0", run_id, c, "quarkus-jvm"),
-            m.driver_job("load", run_id, image="driver:1", args=["-c", "4"], away_from="quarkus-jvm"),
-            m.resource_quota(run_id, 2048)]
+    c = _app_container()
+    return [m.db_secret(run_id, "pw"), *m.postgres(run_id, "postgres:15"), m.app_pod("quarkus-jvm-i1", run_id, c, "quarkus-jvm"),
+            m.driver_pod("driver-r", run_id, image="driver:1"), m.resource_quota(run_id, 2048)]
 
 
 def test_rendered_manifests_pass_the_api_servers_dry_run(objs):
@@ -56,7 +60,8 @@ def test_rendered_manifests_pass_the_api_servers_dry_run(objs):
     try:
         assert objs.dry_run(_every_manifest("r1"), ns) == []
         assert objs.cluster.core().list_namespaced_pod(ns).items == []  # a dry run stores nothing
-        broken = m.app_deployment("bad", "r1", {"name": "app", "image": "x", "resources": {"limits": {"memory": "lots"}}})
+        broken = m.app_pod("bad", "r1", {"name": "app", "image": "x", "resources": {"limits": {"memory": "lots"}}},
+                           "bad")
         problems = objs.dry_run([broken], ns)
         assert len(problems) == 1 and "quantities must match" in problems[0]
     finally:
@@ -65,6 +70,7 @@ def test_rendered_manifests_pass_the_api_servers_dry_run(objs):
 
 def test_knative_service_is_unavailable_without_knative(objs):
     assert not objs.serves("serving.knative.dev/v1", "Service")
+    assert coldstart.unavailable(objs) == coldstart.NO_KNATIVE  # what a run records for cold start here
     with pytest.raises(KindUnavailable, match="Knative|serving.knative.dev"):
         objs.create(m.knative_service("q", "r", {"name": "app", "image": "x"}), "default")
 
@@ -107,23 +113,13 @@ jvm_opts = ["-Xmx300m"]
 [placement]
 kind = "kubernetes"
 namespace = "perflab-t"
-timeout_s = {timeout_s}
-{placement}
-[startup]
-runs = {runs}
-[scaleup]
-runs = 2
-[density]
-budget_mb = 2048
-max_instances = 5
+timeout_s = 60
 """
 
 
-def _plan(tmp_path, scenarios, runs=2, timeout_s=60, placement="", top="", modes='["jvm"]'):
+def _plan(tmp_path, scenarios):
     path = tmp_path / "kube.toml"
-    text = PLAN.format(scenarios=", ".join(f'"{s}"' for s in scenarios), runs=runs, timeout_s=timeout_s,
-                       placement=placement)
-    path.write_text(top + text.replace('modes = ["jvm"]', f"modes = {modes}"))
+    path.write_text(PLAN.format(scenarios=", ".join(f'"{s}"' for s in scenarios)))
     return path
 
 
@@ -136,189 +132,143 @@ def _cli(plan_path):
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def test_a_plan_runs_on_the_cluster_and_leaves_nothing(objs, tmp_path):
-    proc = _cli(_plan(tmp_path, ["startup", "scaleup", "density", "coldstart", "sweep"]))
-    out, _ = proc.communicate(timeout=600)
-    assert proc.returncode == 0, out
-    run = Store().run("last")
-    assert run["status"] == "complete"
-    figures = Store().figures(run["id"])
-    by = {(f.scenario, f.metric) for f in figures}
-    assert {("startup", "ready_ms"), ("scaleup", "ready_ms"), ("density", "instances")} <= by
-    assert all("simulated-nodes" in f.flags for f in figures)
-    instances = next(f for f in figures if f.metric == "instances")
-    assert instances.value == 2048 // 768  # the quota refuses the pod that would exceed the budget
-    outcomes = {(o["scenario"], o["status"]): o["reason"] for o in Store().outcomes(run["id"])}
-    assert "no Knative" in outcomes[("coldstart", "unavailable")]
-    assert ("sweep", "unavailable") in outcomes
-    assert ("startup:ttfr", "unavailable") in outcomes
-    env = json.loads(run["environment_json"])
-    assert env["placement"]["context"] == "perflab-test" and env["placement"]["simulated_nodes"]
-    assert any("simulated by kwok" in r for r in env["topology"]["reductions"])  # said in the report
-    assert _lab_namespaces(objs) == []
+def test_a_run_on_simulated_nodes_is_refused_at_once_with_the_fix_and_nothing_created(objs, tmp_path):
+    started = time.monotonic()
+    proc = _cli(_plan(tmp_path, ["startup", "steady"]))
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode != 0 and "Traceback" not in out, out
+    assert "simulated (kwok)" in out and "--real-node" in out, out  # why, and where a real node comes from
+    assert "building" not in out, out  # before any image is made
+    assert time.monotonic() - started < 60, out
+    assert Store().runs() == [] and _lab_namespaces(objs) == []
 
 
-def test_ctrl_c_deletes_everything_the_run_created(objs, tmp_path):
-    proc = _cli(_plan(tmp_path, ["startup"], runs=200))
-    try:
-        deployment = None
-        deadline = time.monotonic() + 120
-        while deployment is None and time.monotonic() < deadline:
-            items = objs.resource("apps/v1", "Deployment").get(label_selector=m.run_selector()).items
-            deployment = items[0] if items else None
-            time.sleep(0.2)
-        assert deployment is not None, "the run created no Deployment"
-        container = deployment.spec.template.spec.containers[0]
-        assert dict(container.resources.limits) == {"cpu": "1", "memory": "768Mi"}
-        assert dict(container.resources.requests) == {"cpu": "1", "memory": "768Mi"}
-        assert {"name": "JAVA_TOOL_OPTIONS", "value": "-Xmx300m"} in [dict(e) for e in container.env]
-        # named by the build, so a node that has the image uses it instead of pulling
-        assert container.imagePullPolicy == "IfNotPresent" and not container.image.endswith(":latest")
-        time.sleep(1)
-        proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode != 0
-    assert _lab_namespaces(objs) == [], out
-    assert Store().run("last")["status"] == "interrupted"
-
-
-def test_the_scheduler_puts_the_driver_job_on_another_node_than_the_app(objs):
-    from perflab.kube import measure
-
-    ns = _namespace(objs, "perflab-affinity")
-    try:
-        app = m.app_container(image="app:1", cpus=1, memory_mb=256, jvm_opts=[], db_env={},
-                              ready_path="/health/ready", mode="jvm")
-        objs.create(m.app_deployment("quarkus-jvm", "r", app, replicas=1), ns)
-        app_pod, state = objs.watch_pods(ns, f"{m.WORKLOAD}=quarkus-jvm", measure.settled, 60)
-        assert state == "ready"
-        objs.create(m.driver_job("load", "r", image="driver:1", args=[], away_from="quarkus-jvm"), ns)
-        scheduled = objs.watch_pods(ns, f"{m.WORKLOAD}=load", lambda p: p if p.spec.node_name else None, 60)
-        assert scheduled.spec.node_name != app_pod.spec.node_name
-        # the rule is a requirement, not a preference: a driver held to the app's node never starts
-        held = m.driver_job("load2", "r", image="driver:1", args=[], away_from="quarkus-jvm")
-        held["spec"]["template"]["spec"]["nodeSelector"] = {"kubernetes.io/hostname": app_pod.spec.node_name}
-        objs.create(held, ns)
-        _, state = objs.watch_pods(ns, f"{m.WORKLOAD}=load2", measure.settled, 60)
-        assert state == "unschedulable"
-    finally:
-        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"  # gone before the next test looks
-
-
-def test_density_fills_the_budget_and_says_simulated_pods_hold_no_memory(objs):
-    from perflab.kube import measure
-
-    ns = _namespace(objs, "perflab-density")
-    try:
-        app = m.app_container(image="app:1", cpus=1, memory_mb=256, jvm_opts=[], db_env={},
-                              ready_path="/health/ready", mode="jvm")
-        w = measure.Workload("quarkus", "jvm", ns, "r", app, "/health/ready", "/hello", True, 60)
-        out = measure.density(objs, w, budget_mb=11 * 256, max_pods=20)
-        instances = next(f for f in out.figures if f["metric"] == "instances")
-        assert instances["value"] == 11 and "ResourceQuota refused" in instances["extra"]["stopped_by"]
-        # 1 CPU each would have filled the two nodes' 2 x 4 CPUs at 8 pods: each requested a sliver of
-        # CPU under its 1-CPU limit, and the memory quota ended the ramp
-        assert instances["extra"]["pod_cpu"] == {"request": measure.DENSITY_CPU_REQUEST, "limit": "1"}
-        assert ("memory", "unavailable") == out.outcomes[0][:2] and "simulated" in out.outcomes[0][2]
-    finally:
-        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"  # gone before the next test looks
-
-
-def test_a_failing_run_is_stored_as_failed_and_leaves_nothing(objs, tmp_path, monkeypatch):
-    from perflab import plan
-    from perflab.kube import run as kube_run
-
-    def fault(*args, **kwargs):  # an unexpected fault of the lab's own, after objects were created
-        assert _lab_namespaces(objs), "the run's namespace should exist by now"
-        raise RuntimeError("injected fault")
-
-    monkeypatch.setattr(kube_run, "_run_target", fault)
-    with pytest.raises(RuntimeError, match="injected fault"):
-        kube_run.run_plan(plan.load(str(_plan(tmp_path, ["startup"]))), say=lambda line: None)
-    run = Store().run("last")
-    assert run["status"] == "failed" and "injected fault" in run["note"]
-    assert _lab_namespaces(objs) == []
-
-
-def test_a_plan_runs_with_only_the_labs_cluster_role(objs, control_plane, tmp_path, monkeypatch):
-    """The README's RBAC is enough: the plan runs as a user bound to that role and nothing more."""
-    monkeypatch.setenv("KUBECONFIG", str(control_plane.lab_kubeconfig))
+def test_without_rights_the_run_stops_with_the_labs_cluster_role_as_the_fix(objs, control_plane, tmp_path,
+                                                                            monkeypatch):
+    monkeypatch.setenv("KUBECONFIG", str(control_plane.lab_kubeconfig))  # a user bound to nothing
     refused = _cli(_plan(tmp_path, ["startup"]))
     out, _ = refused.communicate(timeout=300)
-    assert refused.returncode != 0 and "forbidden" in out, out  # the user has no rights of its own
+    assert refused.returncode != 0 and "forbidden" in out, out
     assert "Traceback" not in out and "ClusterRole" in out, out  # said as a fix, not a crash
-    objs.create(m.lab_cluster_role())
-    objs.create(m.lab_role_binding(testenv.LAB_USER))
-    try:
-        proc = _cli(_plan(tmp_path, ["startup", "scaleup", "density", "coldstart", "sweep"]))
-        out, _ = proc.communicate(timeout=600)
-        assert proc.returncode == 0, out
-        failed = [o for o in Store().outcomes(Store().run("last")["id"]) if o["status"] == "failed"]
-        assert failed == [], out
-    finally:
-        objs.delete("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", m.LAB)
-        objs.delete("rbac.authorization.k8s.io/v1", "ClusterRole", m.LAB)
-    assert _lab_namespaces(objs) == []
 
 
 def test_a_users_database_url_keeps_its_password_in_the_runs_secret(objs):
-    import base64
-
-    from perflab.kube import run as kube_run
-
     ns = _namespace(objs, "perflab-dburl")
+    closing = []
     try:
         placement = PlacementSettings(kind="kubernetes", postgres_url="postgresql://app:s3cret@db.example:5433/shop")
-        env, secret = kube_run._database(objs, ns, "r", placement)
-        assert env["DB_URL"] == "jdbc:postgresql://db.example:5433/shop" and env["DB_USER"] == "app"
-        stored = objs.cluster.core().read_namespaced_secret(secret, ns).data["password"]
+        lab_db, apps_db = site._database(objs, ns, "r", placement, closing)
+        assert (lab_db.host, lab_db.port, lab_db.user, lab_db.password) == ("db.example", 5433, "app", "s3cret")
+        assert apps_db == ("db.example", 5433) and closing == []  # no port-forward to a database of the run's
+        stored = objs.cluster.core().read_namespaced_secret(m.POSTGRES, ns).data["password"]
         assert base64.b64decode(stored).decode() == "s3cret"
-        container = m.app_container(image="i", cpus=1, memory_mb=256, jvm_opts=[], db_env=env,
-                                    ready_path="/health/ready", mode="jvm", db_secret=secret)
+        container = m.app_container(image="i", cpus=1, memory_mb=256, jvm_opts=[], db_env=lab_db.app_env(),
+                                    ready_path="/health/ready", mode="jvm", db_secret=m.POSTGRES)
         assert "s3cret" not in json.dumps(container)
         assert objs.cluster.core().list_namespaced_pod(ns).items == []  # no PostgreSQL of the run's own
     finally:
         assert objs.delete_namespace(ns), f"{ns} was not deleted in time"  # gone before the next test looks
 
 
-def test_a_pod_whose_image_cannot_be_pulled_stops_at_once_naming_the_image(objs, tmp_path):
+def test_an_object_the_api_server_refuses_stops_the_run_with_its_words_before_anything_is_created(objs):
+    """An app whose mode sets an environment variable the API refuses (a name with '=')."""
+    bad = m.app_container(image="i", cpus=1, memory_mb=256, jvm_opts=[], db_env={}, ready_path="/health/ready",
+                          mode="main", mode_env={"GOGC=off": "1"})
+    with pytest.raises(LabError) as err:
+        prepare.dry_run(objs, [m.app_pod("go-copy-main-i1", "r", bad, "go-copy-main")])
+    assert "nothing was created" in err.value.message and "GOGC=off" in err.value.message
+    assert "valid environment variable name" in err.value.message  # the API server's own message
+    assert objs.cluster.core().list_pod_for_all_namespaces(label_selector=m.run_selector()).items == []
+
+
+# -- pods, the driver pod and density's quota, on simulated nodes --------------------------------
+
+def _spec(name="quarkus", mode="jvm", memory_mb=256):
+    return SimpleNamespace(app=SimpleNamespace(name=name, ready_path="/health/ready"), mode=mode,
+                           limits=SimpleNamespace(memory_mb=memory_mb, cpu_quota=1.0))
+
+
+def _container(image="perflab-quarkus-jvm:1", memory_mb=256):
+    return m.app_container(image=image, cpus=1, memory_mb=memory_mb, jvm_opts=[], db_env={},
+                           ready_path="/health/ready", mode="jvm")
+
+
+def test_a_pod_whose_image_cannot_be_pulled_fails_at_once_naming_the_image_and_the_fix(objs):
     """The simulated kubelets cannot pull from testenv.UNPULLABLE_REGISTRY (ErrImagePull, as a real
-    node says for a registry it cannot resolve): the scenario fails within seconds, not timeout_s."""
-    plan = _plan(tmp_path, ["startup", "scaleup"], timeout_s=600, placement=f'registry = "{testenv.UNPULLABLE_REGISTRY}"')
-    started = time.monotonic()
-    proc = _cli(plan)
-    out, _ = proc.communicate(timeout=600)
-    assert proc.returncode == 1 and "Traceback" not in out, out  # failed scenarios, not a crash
-    assert time.monotonic() - started < 200, out  # far below the plan's 600 s
-    outcomes = {o["scenario"]: o for o in Store().outcomes(Store().run("last")["id"])}
-    for scenario in ("startup", "scaleup"):
-        reason = outcomes[scenario]["reason"]
-        assert outcomes[scenario]["status"] == "failed", outcomes
-        assert f"{testenv.UNPULLABLE_REGISTRY}/perflab-quarkus-jvm:" in reason and "ErrImagePull" in reason, reason
-        assert "ctr -n k8s.io images import" in reason, reason  # the fix comes with it
-    assert _lab_namespaces(objs) == []
+    node says for a registry it cannot resolve): the instance fails within seconds, not its timeout."""
+    ns = _namespace(objs, "perflab-nopull")
+    image = f"{testenv.UNPULLABLE_REGISTRY}/perflab-quarkus-jvm:1"
+    inst = PodInstance(objs, ns, "r", _spec(), _container(image), "i1")
+    try:
+        started = time.monotonic()
+        inst.start()
+        with pytest.raises(AppFailed) as err:
+            inst.wait_until_ready(600)
+        assert time.monotonic() - started < 120
+        assert image in str(err.value) and "ErrImagePull" in str(err.value), err.value
+        assert "ctr -n k8s.io images import" in str(err.value)  # the fix comes with it
+        inst.stop()
+        assert objs.cluster.core().list_namespaced_pod(ns).items == []  # stop waits until it is gone
+    finally:
+        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"
 
 
-def test_an_object_the_api_server_refuses_stops_the_run_before_anything_is_created(objs, tmp_path):
-    """Every rendered object is dry-run on the API server first: an app whose mode sets an
-    environment variable the API refuses (a name with '=') stops the run with the server's words."""
-    import shutil
+def test_the_driver_pod_and_the_apps_pods_never_share_a_node(objs):
+    ns = _namespace(objs, "perflab-apart", run_id="r")
+    try:
+        driver = DriverPod(objs, ns, "r", "driver:1", "IfNotPresent", apart=True, timeout_s=60).start()
+        assert driver.node
+        app = PodInstance(objs, ns, "r", _spec(), _container(), "i1").start()
+        placed = objs.watch_pods(ns, f"{m.WORKLOAD}=quarkus-jvm", lambda p: p if p.spec.node_name else None, 60)
+        assert placed.spec.node_name != driver.node
+        assert driver.check_apart() == []  # no flag: the load comes from another node
+        app.stop()
+        # the rule binds both ways: an app pod held to the driver's node is never placed
+        held = m.app_pod("held", "r", _container(), "quarkus-jvm")
+        held["spec"]["nodeSelector"] = {"kubernetes.io/hostname": driver.node}
+        objs.create(held, ns)
+        _, state = objs.watch_pods(ns, f"{m.WORKLOAD}=quarkus-jvm", pod_state.settled, 60)
+        assert state == "unschedulable"
+        driver.stop()
+    finally:
+        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"
 
-    app = tmp_path / "go-copy"
-    shutil.copytree(REPO / "apps" / "go-reference", app, ignore=shutil.ignore_patterns("go-reference"))
-    descriptor = (app / "perflab.toml").read_text().replace('name = "go-reference"', 'name = "go-copy"')
-    (app / "perflab.toml").write_text(descriptor + '\n[modes.native.env]\n"GOGC=off" = "1"\n')
-    proc = _cli(_plan(tmp_path, ["startup"], top=f'app_dirs = ["{app}"]\n', modes='["main"]'))
-    out, _ = proc.communicate(timeout=300)
-    assert proc.returncode != 0, out
-    assert "dry run" in out and "nothing was created" in out and "GOGC=off" in out, out
-    assert "valid environment variable name" in out, out  # the API server's own message
-    assert "Traceback" not in out, out
-    assert Store().runs() == []  # refused before the run began
-    assert _lab_namespaces(objs) == []
+
+def test_on_one_open_node_a_driver_kept_apart_stops_before_any_load_with_the_fix(objs):
+    ns = _namespace(objs, "perflab-onenode", run_id="r")
+    core = objs.cluster.core()
+    others = [n.metadata.name for n in core.list_node().items][1:]
+    try:
+        for name in others:  # as on a one-node cluster
+            core.patch_node(name, {"spec": {"unschedulable": True}})
+        with pytest.raises(LabError, match="needs a node apart") as err:
+            DriverPod(objs, ns, "r", "driver:1", "IfNotPresent", apart=True, timeout_s=60).start()
+        assert "placement.driver_apart = false" in err.value.fix
+        assert core.list_namespaced_pod(ns).items == []  # refused before it was created
+    finally:
+        for name in others:
+            core.patch_node(name, {"spec": {"unschedulable": False}})
+        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"
+
+
+def test_densitys_quota_refuses_the_pod_that_would_pass_the_budget(objs):
+    ns = _namespace(objs, "perflab-quota", run_id="r")
+    objs.create(m.db_secret("r", "pw"), ns)  # the budget's namespace gets a copy, as an app's DB_PASSWORD needs
+    placement = ClusterPlacement(objs, ns, "r", lambda spec: _container(memory_mb=spec.limits.memory_mb), None, 60)
+    budget = placement.budget("density", 2 * 256 + 128, _spec())
+    started = []
+    try:
+        for i in range(2):
+            started.append(budget.instance(_spec(), tag=f"d{i}").start())
+        with pytest.raises(BudgetRefused, match="ResourceQuota"):
+            budget.instance(_spec(), tag="d2").start()
+        assert budget.oom_kills() == 0 and budget.enforced
+        assert "ResourceQuota of 640 MB" in budget.describe()["budget"]
+    finally:
+        for inst in started:
+            inst.stop()
+        budget.close()
+        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"
 
 
 @pytest.fixture
@@ -345,95 +295,15 @@ def knative_crd(objs):
             time.sleep(0.3)
 
 
-def test_the_knative_service_passes_knatives_own_schema_and_coldstart_says_why_it_is_not_run(objs, knative_crd,
-                                                                                             tmp_path):
+def test_the_knative_service_passes_knatives_own_schema_and_coldstart_says_why_it_is_not_run(objs, knative_crd):
     served = Objects(objs.cluster)  # a fresh discovery: Knative's kind is new
     assert served.serves("serving.knative.dev/v1", "Service")
-    container = _every_manifest("r")[3]["spec"]["template"]["spec"]["containers"][0]
+    container = _app_container()
     ksvc = m.knative_service("quarkus-jvm", "r", container)
     assert served.dry_run([ksvc], "default") == []
     typo = m.knative_service("quarkus-jvm", "r", {**container, "portz": []})
     assert any('unknown field' in p and "portz" in p for p in served.dry_run([typo], "default"))
-    proc = _cli(_plan(tmp_path, ["startup", "coldstart"]))
-    out, _ = proc.communicate(timeout=300)
-    assert proc.returncode == 0, out
-    reason = {o["scenario"]: o["reason"] for o in Store().outcomes(Store().run("last")["id"])}["coldstart"]
     # the kind alone is no Knative: its activator, which a cold start goes through, is missing
-    assert "Knative's activator (knative-serving/activator-service) is not there" in reason, reason
+    assert coldstart.unavailable(served) == coldstart.NO_ACTIVATOR
 
 
-# -- sweep and latency: the driver Job -----------------------------------------------------------
-
-def test_sweep_and_latency_place_the_driver_job_on_another_node_and_say_no_load_was_generated(objs, tmp_path):
-    import re
-
-    proc = _cli(_plan(tmp_path, ["sweep", "latency"]))
-    out, _ = proc.communicate(timeout=600)
-    assert proc.returncode == 0, out
-    run = Store().run("last")
-    nodes = {n["name"] for n in json.loads(run["environment_json"])["placement"]["nodes"]}
-    for scenario in ("sweep", "latency"):
-        mine = [o for o in Store().outcomes(run["id"]) if o["scenario"] == scenario]
-        assert [o["status"] for o in mine] == ["unavailable"], [dict(o) for o in mine]  # not also "ok"
-        reason = mine[0]["reason"]
-        assert "simulated nodes run no containers, so no load was generated" in reason, reason
-        driver, app = re.search(r"placed on node (\S+), another node than the app's pod \((\S+)\)", reason).groups()
-        assert driver != app and {driver, app} <= nodes, reason  # what the scheduler did, read from the pods
-    assert Store().figures(run["id"]) == []  # no load, no figure
-    images = json.loads(run["environment_json"])["placement"]["images"]
-    assert images["load driver"].startswith("perflab-driver-oha:") and not images["load driver"].endswith(":latest")
-    assert _lab_namespaces(objs) == []
-
-
-def _app_workload(objs, ns):
-    from perflab.kube import measure
-
-    app = m.app_container(image="app:1", cpus=0.25, memory_mb=256, jvm_opts=[], db_env={},
-                          ready_path="/health/ready", mode="jvm")
-    w = measure.Workload("quarkus", "jvm", ns, "r", app, "/health/ready", "/hello", True, 60)
-    objs.create(m.app_deployment(w.name, "r", app, replicas=0), ns)
-    return w
-
-
-def _gone(ns, what, listing, timeout_s=60):
-    deadline = time.monotonic() + timeout_s
-    while (left := listing()) and time.monotonic() < deadline:
-        time.sleep(0.3)
-    assert not left, f"{what} left in {ns}: {[i.metadata.name for i in left]}"
-
-
-def test_the_driver_job_and_its_pod_are_deleted_once_its_placement_is_checked(objs):
-    from perflab.kube import load, loadjob
-
-    ns = _namespace(objs, "perflab-driverjob")
-    try:
-        w = _app_workload(objs, ns)
-        out = load.placed_only(objs, w, "sweep", loadjob.Load("/fruits", 4, 10), loadjob.Driver("driver:1"))
-        assert [o[1] for o in out.outcomes] == ["unavailable"] and out.figures == []
-        core = objs.cluster.core()
-        _gone(ns, "driver Jobs", lambda: objs.resource("batch/v1", "Job").get(namespace=ns).items)
-        _gone(ns, "pods", lambda: core.list_namespaced_pod(ns).items)  # the Job's and the app's (scaled to 0)
-    finally:
-        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"
-
-
-def test_without_a_node_apart_from_the_apps_the_driver_job_does_not_run_and_says_why(objs):
-    from perflab.kube import loadjob, measure
-
-    ns = _namespace(objs, "perflab-onenode")
-    core = objs.cluster.core()
-    others = []
-    try:
-        w = _app_workload(objs, ns)
-        app_node = measure.scale_to_ready(objs, w)["node"]
-        others = [n.metadata.name for n in core.list_node().items if n.metadata.name != app_node]
-        for name in others:  # as on a one-node cluster
-            core.patch_node(name, {"spec": {"unschedulable": True}})
-        with pytest.raises(loadjob.Unrunnable, match="cannot be placed on a node apart from the app's pod") as err:
-            loadjob.run(objs, w, loadjob.Load("/fruits", 4, 10), loadjob.Driver("driver:1"))
-        assert "second node" in err.value.fix
-        _gone(ns, "driver Jobs", lambda: objs.resource("batch/v1", "Job").get(namespace=ns).items)
-    finally:
-        for name in others:
-            core.patch_node(name, {"spec": {"unschedulable": False}})
-        assert objs.delete_namespace(ns), f"{ns} was not deleted in time"

@@ -57,20 +57,6 @@ def test_every_object_carries_the_run_labels():
     assert m.run_selector(run) == f"app.kubernetes.io/managed-by=perflab,perflab.dev/run={run}"
 
 
-def test_deployment_selects_its_own_pods_and_service_targets_them():
-    dep, svc = m.app_deployment("quarkus-jvm", "r", _container(), replicas=0), m.app_service("quarkus-jvm", "r")
-    labels = dep["spec"]["template"]["metadata"]["labels"]
-    assert dep["spec"]["replicas"] == 0
-    assert all(labels[k] == v for k, v in dep["spec"]["selector"]["matchLabels"].items())
-    assert all(labels[k] == v for k, v in svc["spec"]["selector"].items())
-
-
-def test_driver_job_keeps_off_the_apps_node():
-    job = m.driver_job("load", "r", image="drv", args=["-c", "4"], away_from="quarkus-jvm")
-    term = job["spec"]["template"]["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
-    assert term == {"labelSelector": {"matchLabels": {m.WORKLOAD: "quarkus-jvm"}}, "topologyKey": "kubernetes.io/hostname"}
-
-
 def test_knative_service_scales_to_zero_without_a_liveness_probe():
     kn = m.knative_service("q", "r", _container())
     tmpl = kn["spec"]["template"]
@@ -93,9 +79,9 @@ def test_an_image_is_never_named_latest():
 
 def _every_object(run):
     c = _container(db_secret="postgres")
-    return [m.namespace("perflab-x", run, "host:1"), m.app_deployment("q", run, c), m.app_service("q", run),
-            m.app_pod("q-0", run, c, "q"), m.db_secret(run, "pw"), *m.postgres(run, "postgres:15"),
-            m.driver_job("d", run, image="drv", args=["-c", "4"], away_from="q"), m.resource_quota(run, 2048)]
+    return [m.namespace("perflab-x", run, "host:1"), m.app_pod("q-i1", run, c, "q"), m.db_secret(run, "pw"),
+            *m.postgres(run, "postgres:15"), m.driver_pod("d", run, image="drv"),
+            m.driver_pod("d1", run, image="drv", apart=False), m.resource_quota(run, 2048)]
 
 
 def test_every_object_passes_the_kubernetes_schemas_offline():
@@ -104,7 +90,7 @@ def test_every_object_passes_the_kubernetes_schemas_offline():
     for body in _every_object("20261123-173000-ab12"):
         kv.validate(body, version, strict=True)  # strict: an unknown field is an error too
     with pytest.raises(kv.ValidationError):
-        kv.validate(m.app_deployment("q", "r", {**_container(), "limitz": {}}), version, strict=True)
+        kv.validate(m.app_pod("q-i1", "r", {**_container(), "limitz": {}}, "q"), version, strict=True)
 
 
 def test_the_readmes_cluster_role_is_the_labs():
@@ -122,19 +108,19 @@ def test_a_native_pod_gets_the_plans_heap_sizes_as_arguments_and_a_jvm_pod_all_o
     from types import SimpleNamespace
 
     from perflab import apps, plan as plans
-    from perflab.kube.prepare import container_for
+    from perflab.kube.site import container_for_plan as container_for
 
     # -Xmx64m for every JVM; the study's native command's own heap flags for native modes
     plan = plans.load("lab2020")
     db = {"DB_URL": "jdbc:postgresql://db:5432/perflab"}
-    native = container_for(plan, SimpleNamespace(app=apps.get("quarkus"), mode="native"), "img:1", "Never", db, "")
-    jvm = container_for(plan, SimpleNamespace(app=apps.get("quarkus"), mode="jvm"), "img:1", "Never", db, "")
+    native = container_for(plan, SimpleNamespace(app=apps.get("quarkus"), mode="native"), "img:1", "Never", db)
+    jvm = container_for(plan, SimpleNamespace(app=apps.get("quarkus"), mode="jvm"), "img:1", "Never", db)
     heap = plan["limits"]["native_heap_opts"]
     assert heap and native["args"] == heap and "JAVA_TOOL_OPTIONS" not in _env(native)
     # without native_heap_opts, a native pod gets jvm_opts' heap sizes
     shared = plans.validate({**plan.data, "limits": {**plan.data["limits"], "native_heap_opts": []}}, "t")
-    plain = container_for(shared, SimpleNamespace(app=apps.get("quarkus"), mode="native"), "img:1", "Never", db, "")
+    plain = container_for(shared, SimpleNamespace(app=apps.get("quarkus"), mode="native"), "img:1", "Never", db)
     assert plain["args"] == [o for o in plan["limits"]["jvm_opts"] if o.startswith("-Xm")]
     assert "args" not in jvm and _env(jvm)["JAVA_TOOL_OPTIONS"] == " ".join(plan["limits"]["jvm_opts"])
-    go = container_for(plan, SimpleNamespace(app=apps.get("go-reference"), mode="native"), "img:1", "Never", db, "")
+    go = container_for(plan, SimpleNamespace(app=apps.get("go-reference"), mode="native"), "img:1", "Never", db)
     assert "args" not in go  # its command takes no heap options

@@ -8,7 +8,7 @@ from kubernetes.client import (V1ContainerState, V1ContainerStateRunning, V1Cont
                                V1ContainerStateWaiting, V1ContainerStatus, V1ObjectMeta, V1Pod, V1PodCondition,
                                V1PodStatus)
 
-from perflab.kube import measure
+from perflab.kube import pod_state
 
 IMAGE = "registry.example/perflab-quarkus-jvm:0123456789ab-jdk17.0.15"
 
@@ -31,14 +31,14 @@ def _pod(*statuses, init=(), phase="Pending", ready="False") -> V1Pod:
 @pytest.mark.parametrize("reason", ["ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"])
 def test_a_pod_without_its_image_is_settled(reason):
     pod = _pod(_status(waiting=reason, message="pull access denied"))
-    assert measure.pod_state(pod) == measure.IMAGE_STATE
-    assert measure.settled(pod) == (pod, measure.IMAGE_STATE)
-    assert measure.image_problem(pod) == f"image {IMAGE}: {reason} (pull access denied)"
+    assert pod_state.pod_state(pod) == pod_state.IMAGE_STATE
+    assert pod_state.settled(pod) == (pod, pod_state.IMAGE_STATE)
+    assert pod_state.image_problem(pod) == f"image {IMAGE}: {reason} (pull access denied)"
 
 
 def test_an_init_containers_image_counts_too():
     pod = _pod(_status(waiting="PodInitializing"), init=[_status(waiting="ImagePullBackOff", image="busybox:1")])
-    assert measure.pod_state(pod) == measure.IMAGE_STATE and "busybox:1" in measure.image_problem(pod)
+    assert pod_state.pod_state(pod) == pod_state.IMAGE_STATE and "busybox:1" in pod_state.image_problem(pod)
 
 
 @pytest.mark.parametrize("pod, state", [
@@ -48,12 +48,12 @@ def test_an_init_containers_image_counts_too():
     (_pod(_status(terminated="OOMKilled"), phase="Failed"), "oomkilled"),
 ])
 def test_other_states_are_unchanged(pod, state):
-    assert measure.pod_state(pod) == state and measure.image_problem(pod) == ""
+    assert pod_state.pod_state(pod) == state and pod_state.image_problem(pod) == ""
 
 
 def test_the_error_names_the_image_and_how_to_provide_it():
-    err = measure.not_ready(_pod(_status(waiting="ErrImagePull", message="not found")), measure.IMAGE_STATE,
+    err = pod_state.not_ready(_pod(_status(waiting="ErrImagePull", message="not found")), pod_state.IMAGE_STATE,
                             "quarkus/jvm")
     assert IMAGE in err.message and "ErrImagePull" in err.message
     assert "placement.registry" in err.fix and "ctr -n k8s.io images import" in err.fix
-    assert measure.not_ready(_pod(), "unschedulable", "quarkus/jvm").fix is None  # no image advice there
+    assert pod_state.not_ready(_pod(), "unschedulable", "quarkus/jvm").fix is None  # no image advice there

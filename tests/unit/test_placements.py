@@ -1,5 +1,5 @@
 """The placement seam: a scenario launches and loads only through its run's placement, and where a
-scenario cannot run is declared once, by the scenario, and read from there by a run on a cluster."""
+scenario cannot run is declared once, by the scenario, and read from there by the runner."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from perflab import plan, registry, results
-from perflab.kube import run as kube_run
+from perflab import apps, plan, registry, results, runner
 from perflab.lab import Lab
 from perflab.placements import KUBERNETES, LOCAL
 from perflab.placements.local import LocalPlacement, PinnedLoad
@@ -17,6 +16,7 @@ from perflab.probes.polling import PollResult
 from perflab.progress import Progress
 from perflab.scenario import Context
 from perflab.store import Store
+from perflab.targets import Target
 
 
 class _Instance:
@@ -89,13 +89,27 @@ def test_a_closed_loop_gets_one_driver_thread_per_driver_cpu_and_never_more_than
     assert PinnedLoad(cpus).threads_for(connections) == threads
 
 
-def test_every_scenario_either_runs_on_a_cluster_or_says_why_not_and_a_cluster_run_records_that_reason():
+def test_a_run_on_a_cluster_leaves_out_what_a_scenario_says_it_cannot_do_there_and_nothing_else():
+    scenarios = ["startup", "steady", "sweep", "density", "memory", "soak"]
+    on_cluster = plan.validate({"name": "t", "scenarios": scenarios, "placement": {"kind": KUBERNETES}}, "t")
+    here = plan.validate({"name": "t", "scenarios": scenarios}, "t")
+    target = Target(apps.get("quarkus"), "jvm")
+    left_out = [sc.name for sc in runner.not_on_placement(on_cluster, target)]
+    assert sorted(left_out) == ["memory", "soak"]  # each samples the app's process on this machine
+    assert all(registry.get(name).why_not_on(KUBERNETES) for name in left_out)  # and says so, in its own words
+    runs = {sc.name for sc in runner.target_scenarios(on_cluster, target)}
+    assert {"startup", "steady", "sweep", "density"} <= runs and not runs & set(left_out)
+    assert runner.not_on_placement(here, target) == []  # every scenario runs on one machine
+    assert set(scenarios) <= {sc.name for sc in runner.target_scenarios(here, target)}
+
+
+def test_every_scenario_that_runs_on_a_cluster_and_loads_its_app_says_so_and_gets_the_driver():
+    """A run on a cluster starts its load driver only for scenarios that declare sends_load: one that
+    loads its app without saying so would find no driver there."""
+    import inspect
+
     for sc in registry.all_scenarios():
-        why = sc.why_not_on(KUBERNETES)
-        if sc.name in kube_run.DISPATCHED:
-            assert why == "", f"{sc.name} runs on a cluster but declares it does not"
-            assert kube_run.not_here(sc.name) == ""
-        else:
-            assert why, f"{sc.name} does not run on a cluster and does not say why (Scenario.not_on)"
-            assert kube_run.not_here(sc.name) == f"on kubernetes: {why}"
-        assert sc.why_not_on(LOCAL) == ""  # every scenario runs on one machine
+        if sc.why_not_on(KUBERNETES):
+            continue
+        source = inspect.getsource(inspect.getmodule(sc.run))
+        assert sc.sends_load == ("ctx.load" in source), sc.name

@@ -91,6 +91,8 @@ class LoadResult:
     raw_output: str = ""  # the driver's stdout; the caller stores it as a file
     started_ns: int = 0  # time.monotonic_ns() when the measured run was started (0: not known)
     warmup_started_ns: int = 0  # the same for the warm-up run, if there was one
+    # where the load came from, when a figure should say so (e.g. a cluster's driver on an app's node)
+    placement_flags: list[str] = field(default_factory=list)
 
     @property
     def achieved_ratio(self) -> float | None:

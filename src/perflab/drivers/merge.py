@@ -100,3 +100,12 @@ def merge(results: Sequence[LoadResult]) -> LoadResult:
         latency=_latency(results), errors=_errors([r.errors for r in results]), driver_cpu_s=cpu_s,
         driver_cpu_utilisation=utilisation, driver_bound=bound, driver_bound_reason=reason,
         raw_output="\n".join(f"# interval {i + 1} of {len(results)}\n{r.raw_output}" for i, r in enumerate(results)))
+
+
+def merge_concurrent(results: Sequence[LoadResult]) -> LoadResult:
+    """Runs that went on at the same time (e.g. one per instance) as one load: their requests and
+    connections add up over the longest run's time."""
+    merged = merge(results)
+    duration = max(r.duration_s for r in results)
+    return replace(merged, duration_s=duration, rps=merged.requests / duration if duration else 0.0,
+                   connections=sum(r.connections for r in results))

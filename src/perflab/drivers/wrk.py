@@ -289,7 +289,7 @@ def run_wrk_intervals(url: str, *, connections: int, threads: int, duration_s: i
 
     def intervals(seconds: int) -> list[TimedRun]:
         out = []
-        for length in _split(int(seconds), int(interval_s)):
+        for length in split_intervals(int(seconds), int(interval_s)):
             start = time.monotonic_ns()
             result = run_wrk(url, duration_s=length, **shape)
             out.append(TimedRun(start, time.monotonic_ns(), result))
@@ -299,7 +299,7 @@ def run_wrk_intervals(url: str, *, connections: int, threads: int, duration_s: i
     return IntervalRuns(warm, intervals(duration_s), float(warmup_s))
 
 
-def _split(seconds: int, interval_s: int) -> list[int]:
+def split_intervals(seconds: int, interval_s: int) -> list[int]:
     """Whole-second interval lengths adding up to ``seconds``; a remainder joins the last one."""
     if seconds < 1:
         raise ValueError("wrk takes whole seconds >= 1")

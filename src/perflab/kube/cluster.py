@@ -7,7 +7,9 @@ version, context, server and nodes (CPU, memory, whether simulated), never a cre
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,17 @@ class Cluster:
 
     def core(self) -> client.CoreV1Api:
         return client.CoreV1Api(self.api)
+
+    @contextlib.contextmanager
+    def streaming(self) -> Iterator[client.CoreV1Api]:
+        """A CoreV1Api on a client of its own for one exec or port-forward: the client library's
+        stream() swaps its client's request function while the stream opens, so a call another
+        thread makes on a shared client meanwhile would go out as a websocket and fail."""
+        api = client.ApiClient(configuration=self.api.configuration)
+        try:
+            yield client.CoreV1Api(api)
+        finally:
+            api.close()
 
 
 def kubeconfig_paths() -> list[str]:

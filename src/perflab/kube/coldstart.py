@@ -1,7 +1,8 @@
 """Serverless cold start on a cluster with Knative Serving, as LAB-2020 3.2 measured it on
-OpenShift Serverless: the app and the Go reference each as a Knative Service that scales to zero;
-a cold start is a request sent while the revision has no pod, timed until it is answered with a
-200 (Knative holds it, has a pod started, and forwards it once the pod is ready).
+OpenShift Serverless: on a cluster, a cold-start launch of the coldstart scenario
+(perflab.scenarios.coldstart) is a request to the app/mode's Knative Service while its revision
+has no pod, timed until it is answered with a 200 (Knative holds it, has a pod started, and
+forwards it once the pod is ready). The scenario pairs and orders the launches as on one machine.
 
 The request goes where Knative's ingress sends a request for a revision at zero: to Knative's
 activator, naming the revision in the headers the ingress sets (Knative-Serving-Revision and
@@ -10,23 +11,20 @@ no route into the cluster; the proxy hop replaces the ingress's. (The revision's
 no way in: at zero its endpoint is the activator in another namespace, which the API server's
 proxy refuses to reach.)
 
-Pairs of launches alternate which side goes first, as on one machine (perflab.scenarios.coldstart),
-and each pair gives one difference. Between launches the lab waits until the revision has no pod
-left, not even a terminating one, so each start has the node to itself.
+Before each cold start every Knative Service of the run is at zero, not even a terminating pod
+left, so each start has the node to itself; a launch's stop waits for its revision to get there.
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
 
 from kubernetes.client.exceptions import ApiException
 
-from perflab.errors import LabError
+from perflab.errors import AppFailed, LabError
 from perflab.kube import manifests
-from perflab.kube.measure import Figures, Workload
 from perflab.kube.objects import Objects, api_message
-from perflab.scenarios.coldstart import PAIRS, pair_order, paired_differences
+from perflab.probes import PollResult
 
 # Knative's own names: its namespace, the activator's Service and port
 ACTIVATOR_NAMESPACE, ACTIVATOR_SERVICE, ACTIVATOR_PORT = "knative-serving", "activator-service", "http"
@@ -36,23 +34,45 @@ REVISION_LABEL = "serving.knative.dev/revision"
 # drain (queue-proxy waits for requests in flight)
 ZERO_TIMEOUT_S = 300.0
 THROUGH = "Knative's activator, via the API server's service proxy"
+NO_KNATIVE = "no Knative: the cluster does not serve serving.knative.dev/v1 Service; serverless cold start is " \
+             "measured through Knative Serving"
+NO_ACTIVATOR = (f"the cluster serves Knative's Service kind, but Knative's activator ({ACTIVATOR_NAMESPACE}/"
+                f"{ACTIVATOR_SERVICE}) is not there: is Knative Serving installed whole?")
+
+
+def unavailable(objs: Objects) -> str:
+    """Why cold start cannot be measured on this cluster ("" when it can)."""
+    if not objs.serves("serving.knative.dev/v1", "Service"):
+        return NO_KNATIVE
+    try:
+        objs.cluster.core().read_namespaced_service(ACTIVATOR_SERVICE, ACTIVATOR_NAMESPACE)
+    except ApiException as exc:
+        if exc.status == 404:
+            return NO_ACTIVATOR
+        raise
+    return ""
 
 
 class KnativeService:
-    """One Knative Service of the run and its revision."""
+    """One Knative Service of the run (an app/mode that scales to zero) and its revision."""
 
-    def __init__(self, objs: Objects, w: Workload, name: str):
-        self.objs, self.w, self.name = objs, w, name
+    def __init__(self, objs: Objects, namespace: str, run_id: str, name: str, container: dict, timeout_s: float):
+        self.objs, self.namespace, self.run_id, self.name = objs, namespace, run_id, name
+        self.container, self.timeout_s = container, timeout_s
         self.revision = ""
 
-    def create(self) -> None:
-        self.objs.create(manifests.knative_service(self.name, self.w.run_id, self.w.container), self.w.namespace)
+    def create(self) -> "KnativeService":
+        """Created, its first revision ready (Knative starts one pod to check it), then back at zero."""
+        self.objs.create(manifests.knative_service(self.name, self.run_id, self.container), self.namespace)
+        self.wait_revision()
+        self.wait_zero()
+        return self
 
     def wait_revision(self) -> str:
         """The revision's name once Knative made it ready (its first pod passed the probes)."""
-        deadline = time.monotonic() + self.w.timeout_s
+        deadline = time.monotonic() + self.timeout_s
         while time.monotonic() < deadline:
-            ksvc = self.objs.get("serving.knative.dev/v1", "Service", self.name, self.w.namespace)
+            ksvc = self.objs.get("serving.knative.dev/v1", "Service", self.name, self.namespace)
             status = ksvc.to_dict().get("status", {})
             self.revision = status.get("latestReadyRevisionName") or ""
             if self.revision:
@@ -64,36 +84,25 @@ class KnativeService:
                                f"{failed[0].get('message', '')}")
             time.sleep(0.5)
         raise LabError(f"Knative Service {self.name}: no ready revision within placement.timeout_s = "
-                       f"{self.w.timeout_s:g} s")
+                       f"{self.timeout_s:g} s")
 
     def pods(self) -> list:
-        return self.objs.cluster.core().list_namespaced_pod(self.w.namespace,
+        return self.objs.cluster.core().list_namespaced_pod(self.namespace,
                                                              label_selector=f"{REVISION_LABEL}={self.revision}").items
 
     def wait_zero(self, timeout_s: float = ZERO_TIMEOUT_S) -> None:
         deadline = time.monotonic() + timeout_s
-        while self.pods():
+        while self.revision and self.pods():
             if time.monotonic() > deadline:
                 raise LabError(f"Knative revision {self.revision} still has pods {timeout_s:.0f} s after its "
                                "last request: it does not scale to zero (min-scale, or the autoscaler's settings)")
             time.sleep(0.5)
 
-    def cold_start(self, path: str, timeout_s: float) -> tuple[float, dict]:
-        """One cold start: its ms, and the pod it started with when the API server made it (s
-        after the request was sent, by the API server's clock at one-second resolution): a
-        pod older than the request would mean the revision was not at zero."""
-        sent = time.time()
-        ms = self.cold_request_ms(path, timeout_s)
-        pods = self.pods()
-        created = [p.metadata.creation_timestamp.timestamp() - sent for p in pods if p.metadata.creation_timestamp]
-        return ms, {"pods": [p.metadata.name for p in pods],
-                    "pod_created_after_request_s": round(min(created), 1) if created else None}
-
     def cold_request_ms(self, path: str, timeout_s: float) -> float:
         """A request to the revision at zero, retried on errors (as a first-response poll is)
         until a 200; ms from the first send."""
         core = self.objs.cluster.core()
-        headers = {"Knative-Serving-Revision": self.revision, "Knative-Serving-Namespace": self.w.namespace}
+        headers = {"Knative-Serving-Revision": self.revision, "Knative-Serving-Namespace": self.namespace}
         since = time.monotonic()
         deadline = since + timeout_s
         last = ""
@@ -111,54 +120,29 @@ class KnativeService:
             except Exception as exc:  # noqa: BLE001 - a connection cut while the pod starts: try again
                 last = str(exc)
             time.sleep(0.05)
-        raise LabError(f"{self.name}: no 200 on {path} through Knative within coldstart.timeout_s = {timeout_s:g} s "
-                       f"(last: {last})")
+        raise AppFailed(f"{self.name}: no 200 on {path} through Knative within {timeout_s:g} s (last: {last})")
 
 
-def run(objs: Objects, w: Workload, reference: Workload, settings, say=lambda text: None) -> Figures:
-    """`settings.runs` interleaved pairs of cold starts of the app (`w`) and the reference, each on
-    `settings.path` (empty: each app's own first-response path); `say` hears each one (a pair
-    takes a minute or more: mostly waiting for Knative to scale to zero). `settings.poll_ms` has
-    no part here: one request is held by the activator until the pod answers."""
-    runs = settings.runs
-    out = Figures("coldstart")
-    sides = {"app": KnativeService(objs, w, manifests.dns_label(f"cold-{w.name}")),
-             "reference": KnativeService(objs, reference, manifests.dns_label(f"cold-ref-{w.name}"))}
-    reference_label = f"{reference.app}/{reference.mode}"
-    try:
-        # one after the other, each first pod gone before the next: a node may fit one app pod at a time
-        for ksvc in sides.values():
-            ksvc.create()
-            ksvc.wait_revision()
-            ksvc.wait_zero()
-        for i in range(runs):
-            got, started = {}, {}
-            try:
-                for side in pair_order(i):
-                    for other in sides.values():  # the other side's last pod too: the node to itself
-                        other.wait_zero()
-                    path = settings.path or (w.first_path if side == "app" else reference.first_path)
-                    got[side], started[side] = sides[side].cold_start(path, settings.timeout_s)
-                    say(f"  pair {i + 1}/{runs}: {w.app + '/' + w.mode if side == 'app' else reference_label} "
-                        f"answered {got[side] / 1000:.2f} s after a request at zero")
-            except LabError as exc:
-                if i == 0:
-                    raise
-                out.outcome("failed", f"pair {i + 1}: {exc.message}")  # the pairs before it are kept
-                break
-            extra = {"reference": reference_label, "pair": i, "first": pair_order(i)[0], "through": THROUGH,
-                     **{f"{side}_{key}": value for side in sides for key, value in
-                        (("revision", sides[side].revision), *started[side].items())}}
-            for metric, value in (("ttfr_ms", got["app"]), ("reference_ttfr_ms", got["reference"]),
-                                  ("ttfr_minus_reference_ms", paired_differences([got["app"]], [got["reference"]])[0])):
-                out.add(metric, value, "ms", at=PAIRS, repeat=i, extra=extra)
-    finally:
-        for ksvc in sides.values():
-            with contextlib.suppress(LabError, ApiException):
-                objs.delete("serving.knative.dev/v1", "Service", ksvc.name, w.namespace)
-    for ksvc in sides.values():  # the next app/mode starts on a node without them
-        if ksvc.revision:
-            ksvc.wait_zero()
-    if not out.outcomes:
-        out.outcome("ok", f"{runs} pairs against {reference_label}, through Knative Serving (scale from zero)")
-    return out
+class ScaleFromZero:
+    """A cold-start launch on a cluster: the app/mode's Knative Service, at zero, waiting for its
+    first request (what coldstart's launch gets where a local run gets a started process)."""
+
+    def __init__(self, service: KnativeService):
+        self.service = service
+
+    def first_response(self, path: str, timeout_s: float, interval_ms: float = 5.0) -> PollResult:
+        """The request at zero, timed to its 200. A pod made before the request was sent would mean
+        the revision was not at zero: an error, not a cold start (the API server's clock, 1 s steps)."""
+        sent = time.time()
+        ms = self.service.cold_request_ms(path, timeout_s)
+        created = [p.metadata.creation_timestamp.timestamp() for p in self.service.pods()
+                   if p.metadata.creation_timestamp]
+        if created and min(created) < sent - 1.0:
+            raise LabError(f"Knative revision {self.service.revision} had a pod before the cold request: "
+                           "it was not at zero")
+        return PollResult(ok=True, url=f"{THROUGH}: revision {self.service.revision}, {path}", elapsed_ms=ms,
+                          attempts=1, resolution_ms=0.0, uncertainty_ms=None, status=200, reason="")
+
+    def stop(self) -> None:
+        """Back at zero: whatever follows gets the node to itself."""
+        self.service.wait_zero()

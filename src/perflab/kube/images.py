@@ -2,7 +2,7 @@
 
 The tag is the app's build cache key (the hash of its sources, perflab.apps.building) and, for
 a JVM mode, the JDK it runs on: an unchanged app keeps its tag, so a node that has the image never
-pulls it again (the Deployments say imagePullPolicy IfNotPresent, or Never for loaded tarballs).
+pulls it again (the pods say imagePullPolicy IfNotPresent, or Never for loaded tarballs).
 
 How an image is made (`placement.images`: "tarball" writes it under .perflab/images/ for the
 user to load into the nodes, "push" sends it to placement.registry, "prebuilt" makes nothing):

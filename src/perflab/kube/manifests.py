@@ -23,7 +23,9 @@ DB_NAME = "perflab"
 DB_USER = "perflab"
 POSTGRES = "postgres"
 LIVE_PATH = "/health/live"
-DRIVER = "driver"  # the driver Job's container (its log is the driver's report)
+DRIVER = "driver"  # the driver pod's container, which the lab execs oha in
+DRIVER_OHA = "/app/oha"  # oha in the driver's image (its entrypoint is the keeper that holds a pod open)
+ROLE = "perflab.dev/role"  # "app" on the apps' pods, "driver" on the load driver's: what keeps them apart
 
 Manifest = dict[str, Any]
 
@@ -100,33 +102,12 @@ def _cpu(cpus: float) -> str:
     return str(int(cpus)) if float(cpus).is_integer() else f"{round(cpus * 1000)}m"
 
 
-def pod_template(name: str, run_id: str, container: dict[str, Any]) -> dict[str, Any]:
-    return {"metadata": {"labels": run_labels(run_id, **{WORKLOAD: name})},
-            "spec": {"containers": [container], "enableServiceLinks": False}}
-
-
-def app_deployment(name: str, run_id: str, container: dict[str, Any], replicas: int = 1) -> Manifest:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": _metadata(name, run_id, **{WORKLOAD: name}),
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {WORKLOAD: name}},
-                     "template": pod_template(name, run_id, container)}}
-
-
 def app_pod(name: str, run_id: str, container: dict[str, Any], workload: str) -> Manifest:
-    """One bare pod of a workload (density adds them one at a time against the namespace's quota)."""
-    template = pod_template(workload, run_id, container)
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, **template["metadata"]},
-            "spec": {**template["spec"], "restartPolicy": "Never"}}
-
-
-def app_service(name: str, run_id: str, port: int = 80) -> Manifest:
-    return {"apiVersion": "v1", "kind": "Service", "metadata": _metadata(name, run_id, **{WORKLOAD: name}),
-            "spec": {"selector": {WORKLOAD: name},
-                     "ports": [{"name": "http", "port": port, "targetPort": CONTAINER_PORT}]}}
-
-
-def service_url(name: str, namespace: str, path: str, port: int = 80) -> str:
-    """An app's Service as a pod in the cluster reaches it (its DNS name)."""
-    return f"http://{name}.{namespace}.svc{'' if port == 80 else f':{port}'}{path}"
+    """One instance of an app/mode (`workload`): a bare pod, never restarted (a crash is the instance's end,
+    as a process's is on one machine)."""
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "labels": run_labels(run_id, **{WORKLOAD: workload, ROLE: "app"})},
+            "spec": {"containers": [container], "enableServiceLinks": False, "restartPolicy": "Never"}}
 
 
 def db_secret(run_id: str, password: str) -> Manifest:
@@ -163,20 +144,19 @@ def postgres(run_id: str, image: str, memory_mb: int = 512) -> list[Manifest]:
     return [statefulset, service]
 
 
-def driver_job(name: str, run_id: str, *, image: str, args: list[str], away_from: str,
-               pull_policy: str = "IfNotPresent", deadline_s: int | None = None) -> Manifest:
-    """The load driver as a Job that may not share a node with the app's pods (`away_from`: the
-    app's workload name), so the load comes from another machine as in RT-2019. One try (a failed
-    driver is a failed point, never a second run); `deadline_s`: the cluster ends it after that."""
-    anti = {"requiredDuringSchedulingIgnoredDuringExecution": [
-        {"labelSelector": {"matchLabels": {WORKLOAD: away_from}}, "topologyKey": "kubernetes.io/hostname"}]}
-    bounded = {"activeDeadlineSeconds": deadline_s} if deadline_s else {}
-    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _metadata(name, run_id, **{WORKLOAD: name}),
-            "spec": {"backoffLimit": 0, **bounded, "template": {
-                "metadata": {"labels": run_labels(run_id, **{WORKLOAD: name})},
-                "spec": {"restartPolicy": "Never", "affinity": {"podAntiAffinity": anti}, "enableServiceLinks": False,
-                         "containers": [{"name": DRIVER, "image": image, "imagePullPolicy": pull_policy,
-                                         "args": args}]}}}}
+def driver_pod(name: str, run_id: str, *, image: str, pull_policy: str = "IfNotPresent", apart: bool = True) -> Manifest:
+    """The run's long-lived load driver: its keeper holds the pod open and the lab runs oha in it
+    by exec. `apart`: a required anti-affinity keeps it off every node with an app pod of the run,
+    and, as the scheduler applies such a term both ways, every app pod off its node."""
+    spec: dict[str, Any] = {"restartPolicy": "Never", "enableServiceLinks": False, "terminationGracePeriodSeconds": 1,
+                            "containers": [{"name": DRIVER, "image": image, "imagePullPolicy": pull_policy}]}
+    if apart:  # the app pods of every namespace of the run (density's has its own)
+        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {ROLE: "app"}}, "namespaceSelector": {"matchLabels": {RUN: run_id}},
+             "topologyKey": "kubernetes.io/hostname"}]}}
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "labels": run_labels(run_id, **{WORKLOAD: name, ROLE: "driver"})},
+            "spec": spec}
 
 
 # the shortest autoscaling window Knative accepts: a revision without requests reaches zero sooner
@@ -212,15 +192,14 @@ LAB_RULES = [
     {"apiGroups": [""], "resources": ["pods", "services", "secrets", "serviceaccounts", "resourcequotas"],
      "verbs": ["get", "list", "watch", "create", "delete", "deletecollection"]},
     {"apiGroups": [""], "resources": ["services/proxy", "pods/log"], "verbs": ["get"]},
+    # the lab's own polls reach a pod through a port-forward; the load driver runs oha by exec
+    {"apiGroups": [""], "resources": ["pods/portforward", "pods/exec"], "verbs": ["get", "create"]},
     {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list"]},
-    # density's memory of 10 pods from the kubelets' summaries when there is no metrics API
+    # a pod's memory from its node's kubelet summary
     {"apiGroups": [""], "resources": ["nodes/proxy"], "verbs": ["get"]},
-    {"apiGroups": ["apps"], "resources": ["deployments", "statefulsets"],
-     "verbs": ["get", "list", "watch", "create", "patch", "delete"]},
-    {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch", "create", "delete"]},
+    {"apiGroups": ["apps"], "resources": ["statefulsets"], "verbs": ["get", "list", "watch", "create", "delete"]},
     {"apiGroups": ["serving.knative.dev"], "resources": ["services"],
      "verbs": ["get", "list", "watch", "create", "delete"]},
-    {"apiGroups": ["metrics.k8s.io"], "resources": ["pods"], "verbs": ["get", "list"]},
 ]
 
 

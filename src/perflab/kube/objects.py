@@ -112,8 +112,17 @@ class Objects:
 
     # -- the run's namespace -------------------------------------------------------------------
 
-    def create_namespace(self, name: str, run_id: str) -> None:
+    def create_namespace(self, name: str, run_id: str, ready_s: float = 60) -> None:
+        """A namespace of the run, once it takes pods: they are refused until its default
+        ServiceAccount exists (made by a controller)."""
         self.create(manifests.namespace(name, run_id, owner_token()))
+        core = self.cluster.core()
+        found = wait_until(lambda: core.list_namespaced_service_account(name, field_selector="metadata.name=default",
+                                                                        _request_timeout=REQUEST_TIMEOUT_S).items,
+                           ready_s, interval_s=0.2)
+        if not found:
+            raise LabError(f"namespace {name}: no default ServiceAccount after {ready_s:g} s "
+                           "(is the controller manager running?)")
 
     def delete_namespace(self, name: str, wait_s: float = 60) -> bool:
         """Delete a namespace and wait until it is gone (True) or wait_s passed (False)."""

@@ -138,7 +138,7 @@ def _sha256_file(path: Path) -> str:
 
 def full_name(reference: str) -> str:
     """The name a runtime gives a short reference ('app:1' -> 'docker.io/library/app:1'), which
-    is also how the kubelet looks the Deployment's image up."""
+    is also how the kubelet looks a pod's image up."""
     first = reference.split("/", 1)[0]
     if "/" in reference and ("." in first or ":" in first or first == "localhost"):
         return reference

@@ -31,6 +31,8 @@ class PlacementSettings(Settings):
     postgres_url: str = setting("", "kubernetes: the apps' database (empty: a PostgreSQL StatefulSet in the run's namespace)")
     postgres_image: str = setting("postgres:15", "kubernetes: image of the PostgreSQL StatefulSet")
     timeout_s: float = setting(300.0, "kubernetes: how long a pod may take to become ready", "s", gt=0)
+    driver_apart: bool = setting(True, "kubernetes: the load driver's pod on a node apart from every app pod (false: "
+                                       "any node, for a one-node cluster; its figures are flagged driver-on-app-node)")
 
     @model_validator(mode="after")
     def _namespace_is_a_label(self):

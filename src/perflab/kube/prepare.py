@@ -10,10 +10,8 @@ from pathlib import Path
 from typing import Callable
 
 from perflab import apps
-from perflab.apps.launching import heap_opts, mode_jvm_opts
 from perflab.errors import LabError
-from perflab.kube import driver_image, images as kube_images, load, loadjob, manifests, oci
-from perflab.kube.measure import Workload
+from perflab.kube import driver_image, images as kube_images, manifests, oci
 from perflab.kube.objects import Objects
 from perflab.plan import Plan
 from perflab.scenarios.coldstart import reference_mode
@@ -121,50 +119,6 @@ def load_instructions(wanted: Images) -> str:
     files = " ".join(dict.fromkeys(str(p) for p in wanted.tarballs.values()))
     return (f"load the images into every node, then run again: on each node `ctr -n k8s.io images import FILE` "
             f"(a kind cluster: `kind load image-archive FILE`) for FILE in {files}")
-
-
-def container_for(plan: Plan, target, image: str, pull_policy: str, db_env: dict[str, str], db_secret: str) -> dict:
-    limits, app, mode = plan["limits"], target.app, target.mode
-    jvm = app.modes[mode].is_jvm
-    jvm_opts = list(limits["jvm_opts"]) if jvm else []
-    # a native executable that takes the plan's heap sizes on its command line gets them as arguments
-    args = heap_opts(mode_jvm_opts(app.modes[mode], limits)) if not jvm and "{heap_opts}" in app.modes[mode].command else []
-    return manifests.app_container(
-        image=image, cpus=limits["cpus"], memory_mb=limits["memory_mb"], jvm_opts=jvm_opts, db_env=db_env,
-        ready_path=app.ready_path, mode=mode, db_secret=db_secret, mode_env=app.modes[mode].env,
-        pull_policy=pull_policy, args=args)
-
-
-def rendered(plan: Plan, targets: list, wanted: Images, measured: Callable,
-             db_env: dict[str, str], cold_reference=None) -> list[manifests.Manifest]:
-    """Every object the run will create, as it will create them (names, limits, images)."""
-    placement, run_id = plan.model.placement, DRY_RUN_ID
-    bodies = [manifests.namespace(f"{placement.namespace}-{run_id}", run_id, "dry-run"),
-              manifests.db_secret(run_id, "dry-run")]
-    if not placement.postgres_url:
-        bodies += manifests.postgres(run_id, placement.postgres_image)
-    for target in targets:
-        scenarios = measured(target)
-        if target.unavailable or not scenarios:
-            continue
-        container = container_for(plan, target, wanted.refs[target.label], wanted.pull_policy, db_env,
-                                  manifests.POSTGRES)
-        name = manifests.workload_name(target.app.name, target.mode)
-        bodies += [manifests.app_deployment(name, run_id, container, replicas=0), manifests.app_service(name, run_id)]
-        if "coldstart" in scenarios and cold_reference is not None:
-            ref_container = container_for(plan, cold_reference, wanted.refs[REFERENCE], wanted.pull_policy, db_env,
-                                          manifests.POSTGRES)
-            bodies += [manifests.knative_service(f"cold-{name}", run_id, container),
-                       manifests.knative_service(f"cold-ref-{name}", run_id, ref_container)]
-        if "density" in scenarios:
-            bodies += [manifests.resource_quota(run_id, plan.settings("density").budget_mb),
-                       manifests.app_pod(f"{name}-0", run_id, container, name)]
-        for scenario in set(scenarios) & set(load.SCENARIOS):
-            w = Workload(target.app.name, target.mode, DRY_RUN_NAMESPACE, run_id, container, target.app.ready_path,
-                         target.app.first_response_path, False, placement.timeout_s)
-            driver = loadjob.Driver(wanted.refs[driver_image.LABEL], wanted.pull_policy)
-            bodies.append(loadjob.job(loadjob.job_name(w), w, load.first_load(scenario, plan.settings(scenario)), driver))
-    return bodies
 
 
 def dry_run(objs: Objects, bodies: list[manifests.Manifest]) -> None:

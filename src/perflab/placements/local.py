@@ -4,10 +4,12 @@ never the app's."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Mapping, Sequence
 
+from perflab import isolate
 from perflab.drivers import oha, wrk
 from perflab.drivers.base import LoadResult
 from perflab.instance import Instance, InstanceSpec
@@ -42,9 +44,12 @@ class PinnedLoad:
         return oha.run_oha(url, rate=rate, duration_s=duration_s, connections=connections, warmup_s=warmup_s,
                            timeout_s=timeout_s, cpus=self._pinned, **request)
 
-    def spread(self, url: str, ports: Sequence[int], *, connections_per_port: int, duration_s: int,
+    def spread(self, urls: Sequence[str], *, connections_per_url: int, duration_s: int,
                timeout_s: float = 2.0) -> LoadResult:
-        return wrk.run_wrk_spread(url, ports, connections_per_port=connections_per_port, duration_s=duration_s,
+        """One wrk whose threads each load one of `urls` (instances on this machine: the same host
+        and path, each its own port)."""
+        ports = [urlsplit(u).port for u in urls]
+        return wrk.run_wrk_spread(urls[0], ports, connections_per_port=connections_per_url, duration_s=duration_s,
                                   cpus=self._pinned, timeout_s=timeout_s)
 
     def threads_for(self, connections: int) -> int:
@@ -62,3 +67,47 @@ class LocalPlacement:
 
     def instance(self, spec: InstanceSpec, *, tag: str = "", port: int | None = None) -> Instance:
         return Instance(spec, port=port, tag=tag)
+
+    def cold(self, spec: InstanceSpec, tag: str) -> Instance:
+        """A cold-start launch: a fresh process, started."""
+        return Instance(spec, tag=tag).start()
+
+    def unable(self, scenario: str) -> str:
+        return ""  # what cannot run on one machine is the scenario's to say (Scenario.not_on)
+
+    def budget(self, name: str, budget_mb: int, spec: InstanceSpec) -> "CgroupBudget":
+        limits = isolate.Limits(cpus=spec.limits.cpus, cpu_quota=spec.limits.cpu_quota, memory_mb=budget_mb)
+        group = isolate.Cgroup(spec.run_id, name, limits, setup=spec.setup)
+        group.oom_kill_single_members()  # the instances stand for separate pods: the kernel kills only the one it chooses
+        return CgroupBudget(group, budget_mb)
+
+
+@dataclass
+class CgroupBudget:
+    """Density's budget on one machine: one cgroup whose memory limit is the budget, every instance in it."""
+
+    cgroup: isolate.Cgroup
+    budget_mb: int
+
+    @property
+    def enforced(self) -> bool:
+        return bool(self.cgroup.enforced.get("memory"))
+
+    def instance(self, spec: InstanceSpec, *, tag: str, port: int | None = None) -> Instance:
+        return Instance(replace(spec, limits=replace(spec.limits, memory_mb=self.budget_mb), cgroup=self.cgroup),
+                        port=port, tag=tag)
+
+    def memory_current(self) -> int | None:
+        return self.cgroup.memory_current()
+
+    def cpu_usage_s(self) -> float | None:
+        return self.cgroup.cpu_usage_s()
+
+    def oom_kills(self) -> int | None:
+        return self.cgroup.oom_kills()
+
+    def describe(self) -> dict:
+        return self.cgroup.describe()
+
+    def close(self) -> None:
+        self.cgroup.close()

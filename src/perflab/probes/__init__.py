@@ -22,11 +22,11 @@ from .polling import PollResult, poll_http, time_to_first_response, wait_ready
 from .proc import (CLOCK_TICKS, PAGE_SIZE, ProcessTree, ProcStat, TreeReading, process_tree,
                    read_stat, tree_cpu_seconds, tree_rss_bytes)
 from .sampling import SAMPLE_FIELDS, ResourceSampler, Sample, SampleSeries
-from .startlog import StartLogMatch, watch_start_log
+from .startlog import StartLogMatch, find_start, watch_start_log
 
 __all__ = [
     "CLOCK_TICKS", "PAGE_SIZE", "SAMPLE_FIELDS", "PollResult", "ProcStat", "Process", "ProcessTree",
     "ResourceSampler", "Sample", "SampleSeries", "StartLogMatch", "TreeReading", "poll_http",
     "process_tree", "read_stat", "time_to_first_response", "tree_cpu_seconds", "tree_rss_bytes",
-    "wait_ready", "watch_start_log",
+    "wait_ready", "watch_start_log", "find_start",
 ]

@@ -5,15 +5,23 @@ for its timeout.
 from __future__ import annotations
 
 import subprocess
-from typing import Union
+from typing import Protocol, Union
 
 from .proc import read_stat
 
-Process = Union[subprocess.Popen, int]
+
+class Pollable(Protocol):
+    """Anything that says, as Popen.poll does, whether it has ended (e.g. a pod's status)."""
+
+    def poll(self) -> int | None: ...
+
+
+Process = Union[subprocess.Popen, int, Pollable]
 
 
 class _Liveness:
-    """Has the watched process exited? Works with a Popen (reaps it) or a bare pid (does not)."""
+    """Has the watched process exited? Works with a Popen (reaps it), anything else with poll()
+    (e.g. a pod's status), or a bare pid (not reaped)."""
 
     def __init__(self, process: Process | None) -> None:
         self.process = process
@@ -24,7 +32,7 @@ class _Liveness:
         """(exited?, exit code when known; negative = killed by that signal, as Popen says)."""
         if self.process is None:
             return False, None
-        if isinstance(self.process, subprocess.Popen):
+        if not isinstance(self.process, int):
             code = self.process.poll()
             return code is not None, code
         stat = read_stat(self.process)

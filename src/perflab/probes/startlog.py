@@ -67,6 +67,17 @@ def watch_start_log(path: Path | str, pattern: str | re.Pattern[str], *, timeout
         time.sleep(poll_s)
 
 
+def find_start(text: str, pattern: str | re.Pattern[str]) -> StartLogMatch:
+    """The start line in a whole log's text (e.g. a pod's log, read through the API)."""
+    regex = re.compile(pattern) if isinstance(pattern, str) else pattern
+    for raw in text.splitlines():
+        line = _ANSI.sub("", raw).rstrip("\r")
+        found = regex.search(line)
+        if found:
+            return StartLogMatch(ok=True, millis=_millis(found), line=line, reason="matched")
+    return StartLogMatch(ok=False, millis=None, line=None, reason="no start line in the log")
+
+
 def _millis(found: re.Match[str]) -> float:
     groups = found.groupdict()
     if groups.get("millis") is not None:

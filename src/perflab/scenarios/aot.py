@@ -71,7 +71,7 @@ def train(ctx: Context) -> tuple[list[str], dict]:
         if problems:
             raise AppFailed("AOT training run failed the contract check: " + "; ".join(problems[:3]))
         for path in ("/fruits", "/todos"):
-            ctx.load.closed(inst.base_url + path, connections=4, threads=1, duration_s=int(cfg.training_load_s))
+            ctx.load.closed(inst.load_url + path, connections=4, threads=1, duration_s=int(cfg.training_load_s))
         started = time.monotonic()
         ctx.progress.update("writing the AOT cache")
         # SIGTERM only (no quick SIGKILL): the cache is written while the JVM exits

@@ -161,7 +161,7 @@ def run(ctx: Context) -> dict[str, float | None]:
         ctx.progress.update(f"step {len(done)} ({step.phase}) {step.measured.offered:,.0f} req/s: "
                             f"{'pass' if step.passed else 'fail'}, {step.why}")
 
-    found, _ = searcher(inst.base_url + cfg.path, cfg, ctx.load, on_step)
+    found, _ = searcher(inst.load_url + cfg.path, cfg, ctx.load, on_step)
     spent = time.monotonic() - started
     at = point(cfg.objective().name, path=cfg.path, percentile=cfg.percentile, objective_ms=cfg.objective_ms,
                ended_by=found.ended_by)

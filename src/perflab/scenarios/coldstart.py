@@ -80,7 +80,7 @@ def _ttfr(ctx: Context, app: apps.App, mode: str, tag: str, reference: bool):
         # same CPUs, quota and memory; the plan's JVM options and JDK mean nothing to a native binary
         spec = dataclasses.replace(spec, jvm_opts=[], jdk=None)
     try:
-        inst = ctx.launch(tag, spec)
+        inst = ctx.lab.placement.cold(spec, tag)  # a process here; a Knative Service at zero on a cluster
     except LabError as exc:
         return exc.message
     try:

@@ -32,10 +32,11 @@ import dataclasses
 import time
 from dataclasses import dataclass, field
 
-from perflab import isolate, postgres, probes, procs
-from perflab.errors import AppFailed, LabError
+from perflab import postgres, probes, procs
+from perflab.errors import AppFailed, BudgetRefused, LabError
 from perflab.instance import Instance, InstanceSpec, mb, stop_all
 from perflab.lab import Lab
+from perflab.placements import BudgetGroup
 from perflab.report.tables import Table, by_target_table
 from perflab.results import RunView
 from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point
@@ -115,15 +116,7 @@ def db_pool(lab: Lab, max_instances: int, per_instance: int) -> tuple[int, int, 
     return 1, max(1, min(20, per_instance, room // max(1, max_instances))), server_max
 
 
-def _make_group(ctx: Context, budget_mb: int) -> isolate.Cgroup:
-    limits = isolate.Limits(cpus=ctx.lab.topology.app, cpu_quota=float(ctx.plan["limits"]["cpus"]), memory_mb=budget_mb)
-    group = isolate.Cgroup(ctx.lab.run_id, f"{ctx.app.name}-{ctx.mode}-density", limits, setup=ctx.lab.setup)
-    # the instances stand for separate pods: the kernel must kill only the one it chooses
-    group.oom_kill_single_members()
-    return group
-
-
-def _check_losses(ctx: Context, ramp: Ramp, group: isolate.Cgroup, budget_mb: int, phase: str) -> list[Member]:
+def _check_losses(ctx: Context, ramp: Ramp, group: BudgetGroup, budget_mb: int, phase: str) -> list[Member]:
     """Mark instances that ended since the last check, report each; returns them."""
     oom_now = group.oom_kills() or 0
     oom_grew = oom_now > ramp.oom_seen
@@ -139,24 +132,30 @@ def _check_losses(ctx: Context, ramp: Ramp, group: isolate.Cgroup, budget_mb: in
             m.lost = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
         if m.ready_ms is not None:  # the instance being started is judged by the ramp itself
             m.lost_while_up = True
-            ctx.outcome("instance-lost", f"instance {m.index} (port {m.inst.port}) {m.lost} during {phase}")
+            ctx.outcome("instance-lost", f"instance {m.index} ({m.inst.tag}) {m.lost} during {phase}")
             gone.append(m)
     return gone
 
 
-def _ramp_up(ctx: Context, spec: InstanceSpec, group: isolate.Cgroup, ramp: Ramp, on_first) -> None:
+def _ramp_up(ctx: Context, spec: InstanceSpec, group: BudgetGroup, ramp: Ramp, on_first) -> None:
     cfg: DensitySettings = ctx.settings
     budget = cfg.budget_mb
-    enforced = bool(group.enforced.get("memory"))
+    enforced = group.enforced
     ramp.oom_seen = group.oom_kills() or 0
     for k in range(1, cfg.max_instances + 1):
         ctx.progress.update(f"instance {k} starting ({len(ramp.alive())} up)")
         for attempt in range(1 + PORT_RETRIES):
             tag = f"density{k}" + (f"-retry{attempt}" if attempt else "")
-            member = Member(k, ctx.instance(tag, spec, port=procs.free_port()))
+            member = Member(k, group.instance(spec, tag=tag, port=procs.free_port()))
             ramp.members.append(member)  # from here on, teardown stops it whatever happens
             try:
                 member.inst.start()
+            except BudgetRefused as exc:  # a quota that counts limits: the budget is used up before any OOM
+                member.lost = str(exc)
+                if k == 1:
+                    raise AppFailed(f"density: {member.lost}") from exc
+                ramp.stop_kind, ramp.stop_reason = STOP_BUDGET, f"instance {k}: {member.lost}"
+                return
             except LabError as exc:
                 member.lost = f"could not be launched: {exc}"
                 if k == 1:
@@ -211,16 +210,17 @@ def _ramp_up(ctx: Context, spec: InstanceSpec, group: isolate.Cgroup, ramp: Ramp
 def lost_its_port(inst: Instance) -> bool:
     """Did the instance exit because its port was taken between choosing it and binding it (by
     any process on the machine opening connections meanwhile)? That says nothing about density."""
-    if inst.exited() is None:
+    log = getattr(inst, "log_path", None)  # an instance with a port of its own to lose (not a pod)
+    if log is None or inst.exited() is None:
         return False
     try:
-        tail = inst.log_path.read_bytes()[-20000:].decode("utf-8", "replace").lower()
+        tail = log.read_bytes()[-20000:].decode("utf-8", "replace").lower()
     except OSError:
         return False
     return "address already in use" in tail
 
 
-def _rest(ctx: Context, ramp: Ramp, group_sampler: probes.ResourceSampler, group: isolate.Cgroup,
+def _rest(ctx: Context, ramp: Ramp, group_sampler: probes.ResourceSampler, group: BudgetGroup,
           base_extra: dict) -> None:
     """A quiet pause, then each surviving instance's RSS (mean of the pause's second half)."""
     seconds = ctx.settings.rest_s
@@ -229,22 +229,23 @@ def _rest(ctx: Context, ramp: Ramp, group_sampler: probes.ResourceSampler, group
     time.sleep(seconds)
     half = start + int(seconds * 0.5e9)
     _check_losses(ctx, ramp, group, ctx.settings.budget_mb, "the rest")
-    total = 0.0
+    known = []  # a pod on a cluster has no process here: no RSS, only the group's memory below
     for m in ramp.alive():
         rss = m.inst.sampler.snapshot().mean("rss_bytes", half)
         if rss is None:
             rss = m.inst.sampler.sample_now().rss_bytes
-        total += rss or 0
-        ctx.record("instance_rss_mb", mb(rss), "MB", at=REST, repeat=m.index, extra={**base_extra, "port": m.inst.port})
-    if ramp.alive():
-        ctx.record("total_rss_mb", mb(total), "MB", at=REST, extra=base_extra)
+        if rss is not None:
+            known.append(rss)
+        ctx.record("instance_rss_mb", mb(rss), "MB", at=REST, repeat=m.index, extra={**base_extra, "instance": m.inst.tag})
+    if known:
+        ctx.record("total_rss_mb", mb(sum(known)), "MB", at=REST, extra=base_extra)
     readings = group_sampler.snapshot()
     late = readings.mean("cgroup_memory_bytes", half) or readings.mean("cgroup_memory_bytes", start)
     ctx.record("cgroup_memory_mb", mb(late), "MB", at=REST,
                extra={**base_extra, "note": "the budget group's memory, page cache included"})
 
 
-def _aggregate_load(ctx: Context, ramp: Ramp, group: isolate.Cgroup, group_sampler: probes.ResourceSampler,
+def _aggregate_load(ctx: Context, ramp: Ramp, group: BudgetGroup, group_sampler: probes.ResourceSampler,
                     single: latency.MaxThroughput | None, base_extra: dict) -> None:
     cfg: DensitySettings = ctx.settings
     lab = ctx.lab
@@ -252,8 +253,8 @@ def _aggregate_load(ctx: Context, ramp: Ramp, group: isolate.Cgroup, group_sampl
     lost_in_warmup: list[Member] = []
 
     def drive(members: list[Member], seconds: float):
-        return ctx.load.spread(members[0].inst.base_url + cfg.load_path, [m.inst.port for m in members],
-                               connections_per_port=per, duration_s=int(max(1, seconds)))
+        return ctx.load.spread([m.inst.load_url + cfg.load_path for m in members], connections_per_url=per,
+                               duration_s=int(max(1, seconds)))
 
     if cfg.warmup_s >= 1:
         ctx.progress.update(f"aggregate load on {len(ramp.alive())} instances: warm-up {cfg.warmup_s:.0f}s")
@@ -325,15 +326,15 @@ def run(ctx: Context) -> None:
 
     group = group_sampler = None
     try:
-        group = _make_group(ctx, budget)
+        spec = ctx.spec()
+        group = ctx.lab.placement.budget(f"{ctx.app.name}-{ctx.mode}-density", budget, spec)
         group_sampler = probes.ResourceSampler(None, cgroup=group, hz=GROUP_SAMPLE_HZ).start()
-        spec = ctx.spec(memory_mb=budget, cgroup=group)
         spec = dataclasses.replace(spec, db_env={**spec.db_env, "DB_POOL_MIN": str(pool_min),
                                                  "DB_POOL_MAX": str(pool_max)},
                                    sample_hz=min(spec.sample_hz, DENSITY_SAMPLE_HZ))
         _ramp_up(ctx, spec, group, ramp, on_first)
         fitted = ramp.alive()
-        base = {"budget_mb": budget, "memory_enforced": bool(group.enforced.get("memory")),
+        base = {"budget_mb": budget, "memory_enforced": group.enforced,
                 "limits": group.describe(), "db_pool": [pool_min, pool_max], "db_max_connections": server_max}
         lost = [{"instance": m.index, "why": m.lost} for m in ramp.members if m.lost]
         summary = {**base, "stop": ramp.stop_kind, "stop_reason": ramp.stop_reason, "lost": lost,
@@ -392,5 +393,6 @@ def tables(view: RunView) -> list[Table]:
 
 SCENARIO = Scenario(
     name="density", title="Density: instances in a memory budget", phase=Phase.OWN_AFTER, settings=DensitySettings,
+    sends_load=True,
     run=run, estimate_s=estimate_s, tables=tables, needs=("sweep",),
     legacy_params=lambda label: {"phase": label} if label else {})

@@ -67,10 +67,10 @@ def run(ctx: Context) -> None:
         ctx.progress.update(f"{rate:,.0f} req/s")
         at = point(f"{rate:,.0f} req/s", rate=rate, path=cfg.path, method="GET", open_loop=True)
         if cfg.step_warmup_s > 0:  # unmeasured, and outside the CPU window below
-            ctx.load.open(inst.base_url + cfg.path, rate=rate, duration_s=cfg.step_warmup_s,
+            ctx.load.open(inst.load_url + cfg.path, rate=rate, duration_s=cfg.step_warmup_s,
                           connections=cfg.connections)
         window = loadpoint.open_window(ctx.lab)
-        result = ctx.load.open(inst.base_url + cfg.path, rate=rate, duration_s=cfg.step_s,
+        result = ctx.load.open(inst.load_url + cfg.path, rate=rate, duration_s=cfg.step_s,
                                connections=cfg.connections)
         end_ns = time.monotonic_ns()
         db_end = ctx.lab.db_cpu_s()

@@ -84,10 +84,10 @@ def _load(ctx: Context, inst: Instance, method: str, seconds: int, at_point: Poi
     threads = min(cfg.threads, cfg.connections)
     window = loadpoint.open_window(ctx.lab)
     if method == "GET":
-        result = ctx.load.closed(inst.base_url + get_path, connections=cfg.connections, threads=threads,
+        result = ctx.load.closed(inst.load_url + get_path, connections=cfg.connections, threads=threads,
                                  duration_s=seconds)
     else:
-        result = ctx.load.closed(inst.base_url, connections=cfg.connections, threads=threads, duration_s=seconds,
+        result = ctx.load.closed(inst.load_url, connections=cfg.connections, threads=threads, duration_s=seconds,
                                  script="post_data", script_args={"path": post_path})
     if at_point is not None:
         ctx.inst = inst
@@ -191,5 +191,5 @@ SCENARIO = Scenario(
     name="kt2020load", title="KT-2020's method: memory, GET and POST on fresh and warmed launches",
     phase=Phase.OWN_AFTER, settings=Kt2020LoadSettings, run=run, estimate_s=estimate_s,
     tables=kt2020_report.tables, remarks=kt2020_report.remarks, describe=describe,
-    not_on=((KUBERNETES, "KT-2020's load is wrk on this machine, as the study ran it; the cluster's driver Job "
+    not_on=((KUBERNETES, "KT-2020's load is wrk on this machine, as the study ran it; the cluster's driver pod "
                         "runs oha"),))

@@ -45,7 +45,7 @@ def max_rps(ctx: Context, inst: Instance, path: str, probe_connections: int, pro
     measured = (ctx.results.get("sweep") or {}).get(path)
     if measured is not None:
         return measured
-    probe = ctx.load.closed(inst.base_url + path, connections=probe_connections,
+    probe = ctx.load.closed(inst.load_url + path, connections=probe_connections,
                             threads=ctx.load.threads_for(probe_connections), duration_s=5,
                             warmup_s=int(probe_warmup_s))
     return MaxThroughput(probe.rps, f"closed-loop probe c={probe_connections}")
@@ -69,7 +69,7 @@ def run(ctx: Context) -> None:
                 warm = cfg.warmup_s if r == 0 and i == 0 else 0  # once, before the first point
                 window = loadpoint.open_window(ctx.lab)
                 with intervals.request_records() as folder:
-                    result = ctx.load.open(inst.base_url + cfg.path, rate=rate, duration_s=cfg.duration_s,
+                    result = ctx.load.open(inst.load_url + cfg.path, rate=rate, duration_s=cfg.duration_s,
                                            connections=cfg.connections, warmup_s=warm,
                                            requests_db=folder / "measured.db", warmup_requests_db=folder / "warm.db")
                     shape = dict(launch=1, point=at.label, interval_s=cfg.interval_s)
@@ -127,5 +127,6 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
 
 SCENARIO = Scenario(
     name="latency", title="Latency at fixed rates (open loop)", phase=Phase.ON_LOAD, settings=LatencySettings,
+    sends_load=True,
     run=run, estimate_s=estimate_s, tables=tables, needs=("sweep",), setup=ensure_driver,
     legacy_params=legacy_params, describe=describe, charts=charts)

@@ -25,7 +25,7 @@ def open_window(lab: Lab) -> Window:
 
 
 def flags_of(result: LoadResult) -> list[str]:
-    flags = []
+    flags = list(result.placement_flags)
     if result.driver_bound:
         flags.append("driver-bound")
     if result.errors.total:

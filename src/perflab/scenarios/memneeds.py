@@ -152,7 +152,7 @@ def _one_step(ctx: Context, limit_mb: int, heap_mb: int | None, step: int) -> me
         before = jvmstat.read(pid) if pid else None
         db_before = ctx.lab.db_cpu_s()
         start_ns = time.monotonic_ns()
-        runs = ctx.load.closed_intervals(inst.base_url + cfg.path, connections=cfg.warmup_connections,
+        runs = ctx.load.closed_intervals(inst.load_url + cfg.path, connections=cfg.warmup_connections,
                                          threads=ctx.load.threads_for(cfg.warmup_connections),
                                          duration_s=cfg.measure_s, interval_s=1)
         db_after = ctx.lab.db_cpu_s()

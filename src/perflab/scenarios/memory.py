@@ -41,7 +41,7 @@ def run(ctx: Context) -> None:
     threads = ctx.load.threads_for(conns)
     if cfg.ramp_s >= 1:
         ctx.progress.update(f"ramp: {cfg.ramp_s:g} s at {cfg.ramp_connections} connection(s)")
-        ramp = ctx.load.closed(inst.base_url + cfg.load_path, connections=cfg.ramp_connections,
+        ramp = ctx.load.closed(inst.load_url + cfg.load_path, connections=cfg.ramp_connections,
                                threads=ctx.load.threads_for(cfg.ramp_connections), duration_s=int(cfg.ramp_s))
         inst.check_alive()
         if not ramp.requests:
@@ -50,7 +50,7 @@ def run(ctx: Context) -> None:
     for r in range(ctx.repeats):
         ctx.progress.update(f"load r{r + 1}/{ctx.repeats}")
         window = loadpoint.open_window(ctx.lab)
-        result = ctx.load.closed(inst.base_url + cfg.load_path, connections=conns, threads=threads,
+        result = ctx.load.closed(inst.load_url + cfg.load_path, connections=conns, threads=threads,
                                  duration_s=int(cfg.load_duration_s), warmup_s=int(cfg.warmup_s if r == 0 else 0))
         inst.check_alive()  # an app that died under the load gave no figure of its own
         flags = loadpoint.record(ctx, at, r, result, window)

@@ -227,7 +227,7 @@ def run(ctx: Context) -> None:
             raise AppFailed(f"soak: {exc}") from exc
         follower = gclog.GcLogFollower(gc_path) if gc_path is not None else None
         startup_gc = follower.read_new() if follower else None
-        url = inst.base_url + cfg.path
+        url = inst.load_url + cfg.path
         soak_start_ns = time.monotonic_ns()
         for i in range(count):
             if inst.exited() is not None:

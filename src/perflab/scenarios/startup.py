@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from perflab import api_checks, probes
+from perflab import api_checks
 from perflab.errors import AppFailed, LabError
 from perflab.instance import mb
 from perflab.report import charts as plot
@@ -55,8 +55,7 @@ def first_figures(ctx: Context, inst, cfg: StartupSettings) -> tuple[dict, dict]
     except AppFailed:
         pass  # answering but never ready: no ready figure (a crash is caught by the caller's check)
     if ctx.app.startup_log_regex:
-        said = probes.watch_start_log(inst.log_path, ctx.app.startup_log_regex, timeout_s=5,
-                                      process=inst.running.proc)
+        said = inst.start_log(ctx.app.startup_log_regex, timeout_s=5)
         if said.ok:
             figures["framework_start_ms"] = said.millis
     if cfg.rest_s > 0:
@@ -70,7 +69,7 @@ def first_figures(ctx: Context, inst, cfg: StartupSettings) -> tuple[dict, dict]
         if cgroup_rest is not None:
             figures["cgroup_rest_mb"] = mb(cgroup_rest)
     info["jvm_flags"] = inst.jvm_flags()
-    info["limits_enforced"] = inst.cgroup.enforced if inst.cgroup else None
+    info["limits_enforced"] = inst.limits_enforced
     return figures, info
 
 

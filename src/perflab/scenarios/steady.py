@@ -39,7 +39,6 @@ from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
-from perflab.placements import KUBERNETES
 from perflab.profiles import recording as profile
 from perflab.report import timeline_charts
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario, point
@@ -164,7 +163,7 @@ class _DbClock:
 def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str, db: _DbClock) -> Interval:
     cfg: SteadySettings = ctx.settings
     start_ns = time.monotonic_ns()
-    result = ctx.load.closed(inst.base_url + p.path, connections=p.connections,
+    result = ctx.load.closed(inst.load_url + p.path, connections=p.connections,
                              threads=ctx.load.threads_for(p.connections), duration_s=cfg.interval_s)
     end_ns = time.monotonic_ns()
     spent = db.lap()
@@ -292,6 +291,7 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
         flags.append("errors")
     if any(i.result.driver_bound for i in measured):
         flags.append("driver-bound")
+    flags += sorted({f for i in measured for f in i.result.placement_flags})
     cpu = [i.cpu_share for i in measured if i.cpu_share is not None]
     db = [i.db_cpu_s for i in measured if i.db_cpu_s is not None]
     load_side, load_why = ctx.load_side(
@@ -391,7 +391,7 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
                fraction=cfg.open_loop_fraction, method="GET", open_loop=True)
     ctx.progress.update(f"launch {launch}: open loop at {rate:,.0f} req/s")
     with intervals.request_records() as folder:
-        result = ctx.load.open(inst.base_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
+        result = ctx.load.open(inst.load_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
                                connections=p.connections, requests_db=folder / "measured.db")
         rows = intervals.oha_rows(inst, result, folder / "measured.db", launch=launch, point=at.label,
                                   interval_s=cfg.interval_s)
@@ -525,9 +525,8 @@ def ensure_driver(settings: SteadySettings, say) -> None:
 
 SCENARIO = Scenario(
     name="steady", title="Steady state: throughput and latency from fresh launches, time to steady state",
+    sends_load=True,
     phase=Phase.OWN_BEFORE, settings=SteadySettings, run=run, estimate_s=estimate_s, tables=tables,
     describe=describe, setup=ensure_driver, charts=timeline_charts.steady_charts, remarks=stability,
     feeds=("startup",), launch=launch, planned_launches=planned_launches, after_launches=after_launches,
-    rounds_only=True,
-    not_on=((KUBERNETES, "its load interval by interval and the app's CPU and JIT readings come from the driver "
-                        "and probes on this machine; a driver Job on the cluster gives one report per run"),))
+    rounds_only=True)

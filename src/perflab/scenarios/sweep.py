@@ -99,7 +99,7 @@ def reuse(ctx: Context) -> dict[str, MaxThroughput]:
 def _series(ctx: Context, series: Series, timeline: list[list]) -> dict[str, list[float]]:
     cfg: SweepSettings = ctx.settings
     inst = ctx.inst
-    url = inst.base_url + series.path
+    url = inst.load_url + series.path
     if cfg.warmup_s >= 1:
         top = max(series.connections)
         ctx.progress.update(f"{series.name} warm-up {cfg.warmup_s:.0f}s")
@@ -183,5 +183,6 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
 
 SCENARIO = Scenario(
     name="sweep", title="Throughput and latency vs connections (closed loop)", phase=Phase.ON_LOAD,
+    sends_load=True,
     settings=SweepSettings, run=run, estimate_s=estimate_s, tables=tables, legacy_params=legacy_params,
     describe=describe, charts=charts, reuse=reuse)

@@ -63,7 +63,7 @@ def _until_steady(ctx: Context, inst: Instance, path: str, cfg: WarmupSettings, 
     while True:
         inst.check_alive()
         begin_ns = time.monotonic_ns()
-        result = ctx.load.closed(inst.base_url + path, connections=cfg.warmup_connections,
+        result = ctx.load.closed(inst.load_url + path, connections=cfg.warmup_connections,
                                  threads=ctx.load.threads_for(cfg.warmup_connections), duration_s=1)
         end_ns = time.monotonic_ns()
         rows.append(intervals.row(

@@ -35,7 +35,7 @@ def run(ctx: Context) -> None:
             for at in REQUESTS:
                 ctx.progress.update(f"{at.label} r{r + 1}/{ctx.repeats}")
                 window = loadpoint.open_window(ctx.lab)
-                result = loadpoint.run_closed(ctx, at, timeline, url=ctx.inst.base_url, connections=conns,
+                result = loadpoint.run_closed(ctx, at, timeline, url=ctx.inst.load_url, connections=conns,
                                               threads=threads, duration_s=cfg.duration_s, interval_s=cfg.interval_s,
                                               warmup_s=cfg.warmup_s if r == 0 else 0,
                                               script=_SCRIPTS[at.params["method"]])
@@ -73,4 +73,4 @@ SCENARIO = Scenario(
     legacy_params=lambda label: next((dict(r.params) for r in REQUESTS if r.label == label), {}), describe=describe,
     charts=charts, applies=lambda app, mode: app.api == CONTRACT_API,
     applies_why="sends the contract's GET /data/{key} and POST /data; this app serves an API of its own",
-    not_on=((KUBERNETES, "KT-2020's create mix is a wrk script on this machine; the cluster's driver Job runs oha"),))
+    not_on=((KUBERNETES, "KT-2020's create mix is a wrk script on this machine; the cluster's driver pod runs oha"),))

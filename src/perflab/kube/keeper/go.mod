@@ -1,0 +1,3 @@
+module perflab.dev/keeper
+
+go 1.21
