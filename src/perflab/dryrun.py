@@ -36,6 +36,7 @@ class Part:
     label: str
     seconds: float
     measured: bool  # from this machine's earlier runs of the same plan and method
+    from_launches: bool = False  # built from what this app/mode's launches took here (any plan)
 
 
 @dataclass
@@ -64,6 +65,8 @@ class Cost:
     measured: str = ""  # the plan's own record of a whole run's duration where it was measured
     done_steps: int = 0  # a resumed run: the steps already finished (not in the estimate)
     added_rounds: int = 0  # rounds added to settle a ratio in earlier runs here (in the estimate)
+    chasing: bool = False  # steady is counted in every planned round: the case where its ratios do not settle
+    rounds_from_launches: bool = False  # the rounds' launches estimated from what they took here
 
     @property
     def total_s(self) -> float:
@@ -96,6 +99,8 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
         took = earlier.get(step.label)
         if took is not None:
             return Part(step.label, took, True)
+        if step.measured:  # built from what launches took here: no pace of unmeasured estimates
+            return Part(step.label, step.estimate_s, False, from_launches=True)
         kind = step_kind(step.label)
         if kind in paces and step.estimate_s > 0:
             used[kind] = paces[kind]
@@ -113,7 +118,7 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
             cost.skipped = [(sc.name, sc.applies_why or "does not apply to this app")
                             for sc in runner.not_applicable(plan, t)]
             cost.elsewhere = sorted(t.elsewhere.items())
-            cost.round_launches = sum(sc.planned_launches(plan.settings(sc.name)) for sc in runner.round_scenarios(plan, t))
+            cost.round_launches = runner.launches_in_rounds(plan, targets, t)
         costs.append(cost)
     rounds = runner.planned_rounds(plan, targets)
     round_parts = [part(s) for s in runner.round_steps(plan, targets, 1, rounds) if s.label not in done]
@@ -122,7 +127,9 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
     added = [Part(f"round {n}", earlier[f"round {n}"], True) for n in range(rounds + 1, rounds + extra + 1)
              if f"round {n}" in earlier and f"round {n}" not in done]
     return Cost(plan.name, costs, builds, rounds, sum(p.seconds for p in round_parts + added), extra,
-                dict(sorted(used.items())), plan["measured"], len(done), len(added))
+                dict(sorted(used.items())), plan["measured"], len(done), len(added),
+                runner.chases_precision(plan, targets),
+                bool(round_parts) and all(p.from_launches or p.measured for p in round_parts))
 
 
 def _basis(cost: Cost) -> str:
@@ -130,7 +137,8 @@ def _basis(cost: Cost) -> str:
     if cost.paces:
         rest += (", at this machine's pace where its earlier runs had the same kind of step ("
                  + ", ".join(f"{kind} x{pace:.2f}" for kind, pace in cost.paces.items()) + ")")
-    return f"{cost.measured_share:.0%} from earlier runs of this plan and method here, the rest from {rest}"
+    launches = "; the rounds from what their launches took here" if cost.rounds_from_launches else ""
+    return f"{cost.measured_share:.0%} from earlier runs of this plan and method here, the rest from {rest}{launches}"
 
 
 def render(cost: Cost, short: bool = False) -> str:
@@ -165,6 +173,7 @@ def render(cost: Cost, short: bool = False) -> str:
         more = (f"{cost.added_rounds} added as in earlier runs here" if cost.added_rounds
                 else "none added in the estimate")
         lines.append(f"  rounds: {cost.rounds} planned, {more}, {fmt_duration(cost.rounds_s)}"
+                     + (" (steady in each until its ratios settle: less if they settle sooner)" if cost.chasing else "")
                      + (f"; up to {cost.max_extra_rounds} more while a headline ratio is not settled"
                         if cost.max_extra_rounds else ""))
     return "\n".join(lines)

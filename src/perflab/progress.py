@@ -49,6 +49,8 @@ class Step:
     label: str
     estimate_s: float
     earlier_s: float | None = None  # how long this step took in earlier runs of the plan here (median)
+    # its estimate is built from what launches took on this machine: no pace of estimates applies
+    measured: bool = False
 
 
 Finished = tuple[Step, float]  # a step that ran, and how long it took
@@ -68,7 +70,8 @@ def paced_ratio(steps: Sequence[Step], paces: dict[str, float]) -> float:
     total = math.fsum(s.estimate_s for s in steps)
     if total <= 0:
         return 1.0
-    return math.fsum(s.estimate_s * paces.get(step_kind(s.label), 1.0) for s in steps) / total
+    return math.fsum(s.estimate_s * (1.0 if s.measured else paces.get(step_kind(s.label), 1.0))
+                     for s in steps) / total
 
 
 def _ratio(pairs: Sequence[tuple[float, float]], prior: tuple[float, float] | None) -> float:

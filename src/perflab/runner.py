@@ -100,7 +100,8 @@ def round_scenarios(plan: Plan, target: Target) -> list[Scenario]:
 
 def _estimate(plan: Plan, target: Target, sc: Scenario) -> Estimate:
     return Estimate(plan.settings(sc.name), plan.repeats, _estimate_start_s(target),
-                    target.app.modes[target.mode].is_jvm, target.app, target.steady_s, target.rest_mb)
+                    target.app.modes[target.mode].is_jvm, target.app, target.steady_s, target.rest_mb,
+                    start_measured=target.ready_s is not None)
 
 
 def launch_estimate_s(plan: Plan, target: Target, sc: Scenario) -> float:
@@ -114,12 +115,46 @@ def planned_rounds(plan: Plan, targets: list[Target]) -> int:
 
 
 def round_steps(plan: Plan, targets: list[Target], first: int, last: int) -> list[Step]:
+    """The planned rounds' steps. With a precision target, a headline app/mode's steady launches in
+    every planned round until its ratios settle (_takes_part): counted in each, the estimate is the
+    unsettled case, and the run takes those launches out of the rounds left once they settle
+    (_settled_out_of_round)."""
+    chasing = set(_chasing(plan, targets))
     steps = []
     for n in range(first, last + 1):
-        seconds = sum(launch_estimate_s(plan, t, sc) for t in targets for sc in round_scenarios(plan, t)
-                      if n <= sc.planned_launches(plan.settings(sc.name)))
-        steps.append(Step(f"round {n}", seconds))
+        launches = [(t, sc) for t in targets for sc in round_scenarios(plan, t) if _takes_part(plan, sc, n, t.label in chasing)]
+        steps.append(Step(f"round {n}", sum(launch_estimate_s(plan, t, sc) for t, sc in launches),
+                          measured=bool(launches) and all(_launch_measured(plan, t, sc) for t, sc in launches)))
     return steps
+
+
+def _launch_measured(plan: Plan, target: Target, sc: Scenario) -> bool:
+    return sc.estimate_measured is not None and sc.estimate_measured(_estimate(plan, target, sc))
+
+
+def launches_in_rounds(plan: Plan, targets: list[Target], target: Target) -> int:
+    """The launches `target`'s rounds scenarios make in the planned rounds, as the estimate counts them."""
+    chasing = target.label in _chasing(plan, targets)
+    return sum(1 for n in range(1, planned_rounds(plan, targets) + 1) for sc in round_scenarios(plan, target)
+               if _takes_part(plan, sc, n, chasing))
+
+
+def chases_precision(plan: Plan, targets: list[Target]) -> bool:
+    """Whether steady launches in every planned round until its ratios settle (the estimate's case)."""
+    return bool(_chasing(plan, targets)) and any(sc.rounds_only for t in targets for sc in round_scenarios(plan, t))
+
+
+def _chasing(plan: Plan, targets: list[Target]) -> list[str]:
+    """The app/modes of the headline ratios a precision target asks to settle (none without a target)."""
+    cfg = plan.settings("rounds")
+    if cfg.target <= 0:
+        return []
+    able = [t for t in targets if not t.unavailable]
+    try:
+        pairs = rounds.headline_pairs(cfg, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in able])
+    except ValueError:  # a named pair with an app/mode unavailable here: the rounds say so when they start
+        return []
+    return [label for p in pairs for label in (p.numerator, p.denominator)]
 
 
 def target_steps(plan: Plan, target: Target) -> list[Step]:
@@ -610,14 +645,14 @@ def _takes_part(plan: Plan, sc: Scenario, n: int, unsettled: bool) -> bool:
     return n <= sc.planned_launches(plan.settings(sc.name)) or (sc.rounds_only and unsettled)
 
 
-def _joined_beyond_launches(lab: Lab, n: int, unsettled: list[Target]) -> None:
-    """Planned round n costs more than estimated where steady launches past its own launches
-    (a ratio of its app/mode is not settled yet): the round's estimate grows by those launches."""
-    extra = sum(launch_estimate_s(lab.plan, t, sc) for t in unsettled for sc in round_scenarios(lab.plan, t)
-                if sc.rounds_only and n > sc.planned_launches(lab.plan.settings(sc.name)))
+def _settled_out_of_round(lab: Lab, n: int, settled: list[Target]) -> None:
+    """Planned round n costs less than estimated where steady no longer launches past its own
+    launches (the ratios of its app/mode settled): the round's estimate loses those launches."""
+    less = sum(launch_estimate_s(lab.plan, t, sc) for t in settled for sc in round_scenarios(lab.plan, t)
+               if sc.rounds_only and n > sc.planned_launches(lab.plan.settings(sc.name)))
     step = next((s for s in lab.progress.steps if s.label == f"round {n}"), None)
-    if step is not None and extra:
-        step.estimate_s += extra
+    if step is not None and less:
+        step.estimate_s = max(0.0, step.estimate_s - less)
 
 
 def _launch_in_round(lab: Lab, target: Target, state: _TargetState, sc: Scenario, n: int,
@@ -653,6 +688,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     labels = [t.label for t in in_rounds]
     by_label = {t.label: t for t in in_rounds}
     pairs = rounds.headline_pairs(cfg, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in in_rounds])
+    chasing = {label for p in pairs for label in (p.numerator, p.denominator)} if cfg.target > 0 else set()
     planned = planned_rounds(plan, in_rounds)
     order = rounds.orders(seed, labels, cfg.max_rounds + planned)
     values: dict[str, dict[int, float]] = {label: {} for label in labels}
@@ -695,7 +731,8 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
                 f"{s.pair.label} +-{s.interval.half_width:.1%}" for s in states_now if s.interval is not None)
                 + f" (target +-{cfg.target:.0%}): {', '.join(who)} again")
         else:
-            _joined_beyond_launches(lab, n, [by_label[label] for label in who if label in unsettled])
+            settled = [by_label[label] for label in who if label in chasing and label not in unsettled]
+            _settled_out_of_round(lab, n, settled)
         record["orders"].append(who)
         env["rounds"] = record
         lab.store.update_environment(lab.run_id, env)

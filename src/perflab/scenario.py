@@ -70,6 +70,8 @@ class Estimate:
     steady_s: dict = field(default_factory=dict)
     # its RSS at rest after start-up in earlier runs here, MB (None before any)
     rest_mb: float | None = None
+    # whether start_s is what launches of this app/mode took here (else a typical JVM's or binary's)
+    start_measured: bool = False
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,10 @@ class Scenario:
     # launch by launch, for interleaved rounds (perflab.rounds): (ctx, n) runs fresh launch n (1, 2, ...)
     # and returns what the rounds judge (steady's throughput), or None; raises AppFailed
     launch: Callable[["Context", int], "LaunchResult | None"] | None = None
+    # whether its estimate is built from what launches took on this machine (Estimate.start_s
+    # measured, steady's time to steady state known at every point): the dry run and the progress
+    # then take it as it is, without the pace of estimates made before anything was measured
+    estimate_measured: Callable[[Estimate], bool] | None = None
     # how many launches the plan asks of it: (settings) -> count
     planned_launches: Callable[[Any], int] | None = None
     # after the rounds: (ctx, launches run, the failures' reasons) records how it ended

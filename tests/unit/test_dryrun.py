@@ -146,3 +146,63 @@ def test_densitys_estimate_ends_its_ramp_where_the_budget_does_at_the_rss_measur
     assert est(1.0) == est(0.5)
     # before any run here, a JVM's guess; a measured RSS replaces it
     assert est(None) == est(density.REST_GUESS_MB[True]) != est(300.0)
+
+
+def _rounds_plan(target: float):
+    """Quarkus and Spring Boot on the JVM (the headline pair), startup setting more rounds than steady's launches."""
+    return plan.validate({"name": "t", "apps": ["quarkus", "spring-boot"], "modes": ["jvm"],
+                          "scenarios": ["startup", "steady"], "startup": {"runs": 6}, "steady": {"launches": 2},
+                          "rounds": {"target": target, "max_rounds": 8}}, "t")
+
+
+def test_with_a_precision_target_steady_is_counted_in_every_planned_round_until_its_ratios_settle(store):
+    chasing, content = _rounds_plan(0.10), _rounds_plan(0.0)
+    tc, t0 = runner.select_targets(chasing), runner.select_targets(content)
+    n = runner.planned_rounds(chasing, tc)
+    assert n == runner.planned_rounds(content, t0) == 5  # startup's five warm launches set the rounds
+    with_steady, without = runner.round_steps(chasing, tc, 1, n), runner.round_steps(content, t0, 1, n)
+    # the first two rounds hold the same launches; from the third only the plan with a target launches steady
+    assert [s.estimate_s for s in with_steady[:2]] == pytest.approx([s.estimate_s for s in without[:2]])
+    assert all(a.estimate_s > b.estimate_s for a, b in zip(with_steady[2:], without[2:]))
+    assert [runner.launches_in_rounds(chasing, tc, t) for t in tc] == [n + n] * 2
+    assert [runner.launches_in_rounds(content, t0, t) for t in t0] == [n + 2] * 2
+    assert "until its ratios settle" in dryrun.render(dryrun.estimate(chasing, tc, store, "m"))
+    assert "until its ratios settle" not in dryrun.render(dryrun.estimate(content, t0, store, "m"))
+
+
+def test_rounds_whose_launches_were_measured_here_take_no_pace_of_unmeasured_estimates(store, monkeypatch):
+    p = _rounds_plan(0.10)
+    point = "fruits c=" + str(p.settings("steady").points[0].connections)
+    assert p.settings("steady").points[0].path == "/fruits"
+    _record(store, {"name": "other"}, {"round 1": (100.0, 50.0)})  # another plan's rounds took half their estimate
+    # launches of these app/modes measured here: time to ready, and to steady state at the plan's point
+    monkeypatch.setattr(store, "typical_ready_s", lambda app, mode: 6.0)
+    monkeypatch.setattr(store, "typical_steady_s", lambda app, mode: {point: 50.0})
+    targets = runner.select_targets(p)
+    cost = dryrun.estimate(p, targets, store, "m")
+    raw = sum(s.estimate_s for s in runner.round_steps(p, targets, 1, runner.planned_rounds(p, targets)))
+    assert cost.rounds_from_launches and cost.rounds_s == pytest.approx(raw)
+    assert "the rounds from what their launches took here" in dryrun.render(cost)
+    # no time to steady state measured at the plan's point: the plan's estimate, at the rounds' pace
+    monkeypatch.setattr(store, "typical_steady_s", lambda app, mode: {"elsewhere c=1": 50.0})
+    targets = runner.select_targets(p)
+    paced = dryrun.estimate(p, targets, store, "m")
+    raw = sum(s.estimate_s for s in runner.round_steps(p, targets, 1, runner.planned_rounds(p, targets)))
+    assert not paced.rounds_from_launches and paced.rounds_s == pytest.approx(raw * 0.5)
+
+
+def test_once_an_app_modes_ratios_settle_the_rounds_left_lose_its_steady_launch():
+    from types import SimpleNamespace
+
+    from perflab.progress import Step
+
+    p = _rounds_plan(0.10)
+    targets = runner.select_targets(p)
+    planned = runner.round_steps(p, targets, 1, runner.planned_rounds(p, targets))
+    lab = SimpleNamespace(plan=p, progress=SimpleNamespace(steps=[Step(s.label, s.estimate_s) for s in planned]))
+    steady = next(sc for sc in runner.round_scenarios(p, targets[0]) if sc.name == "steady")
+    runner._settled_out_of_round(lab, 4, targets[:1])  # round 4: past steady's two launches
+    runner._settled_out_of_round(lab, 2, targets[:1])  # round 2: one of its own launches, kept
+    after = {s.label: s.estimate_s for s in lab.progress.steps}
+    assert after["round 4"] == pytest.approx(planned[3].estimate_s - runner.launch_estimate_s(p, targets[0], steady))
+    assert after["round 2"] == pytest.approx(planned[1].estimate_s)

@@ -333,3 +333,10 @@ def test_a_first_step_faster_than_its_history_does_not_shrink_the_rest_of_the_ru
     took = list(history)
     took[1] = 0.45 * history[1]  # go/native steady
     assert _worst_error(recorded, took, until_left=0.1) <= 0.25
+
+
+def test_a_step_estimated_from_measured_launches_keeps_its_estimate_at_any_pace():
+    from perflab.progress import paced_ratio
+
+    steps = [Step("round 1", 100.0, measured=True), Step("a/b sweep", 100.0)]
+    assert paced_ratio(steps, {"round": 0.5, "sweep": 2.0}) == pytest.approx((100.0 + 200.0) / 200.0)

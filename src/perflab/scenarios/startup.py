@@ -189,4 +189,5 @@ SCENARIO = Scenario(
     name="startup", title="Start-up: time to first response, framework start, memory after start",
     phase=Phase.OWN_BEFORE, settings=StartupSettings, run=run, estimate_s=estimate_s, tables=tables,
     legacy_params=legacy_params, describe=describe, charts=charts, verifies_contract=True, launch=launch,
+    estimate_measured=lambda e: e.start_measured,
     planned_launches=planned_launches, after_launches=after_launches, check_plan=check_warm_launches)

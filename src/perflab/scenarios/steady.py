@@ -504,6 +504,11 @@ def estimate_s(e: Estimate) -> float:
     return cfg.launches * (e.start_s + points + open_loop + 2)
 
 
+def estimate_measured(e: Estimate) -> bool:
+    """The estimate above is this machine's when the launch and every point's warm-up were measured here."""
+    return e.start_measured and all(point_of(p).label in e.steady_s for p in e.settings.points)
+
+
 def describe(p: dict, plan: dict) -> str:
     pts = ", ".join(f"{x.get('path')} c={x.get('connections')}"
                     + (f" (warm-up at most {x['warmup_max_s']:g} s)" if x.get("warmup_max_s") else "")
@@ -529,4 +534,4 @@ SCENARIO = Scenario(
     phase=Phase.OWN_BEFORE, settings=SteadySettings, run=run, estimate_s=estimate_s, tables=tables,
     describe=describe, setup=ensure_driver, charts=timeline_charts.steady_charts, remarks=stability,
     feeds=("startup",), launch=launch, planned_launches=planned_launches, after_launches=after_launches,
-    rounds_only=True)
+    rounds_only=True, estimate_measured=estimate_measured)
