@@ -236,7 +236,7 @@ def _rest(ctx: Context, ramp: Ramp, group_sampler: probes.ResourceSampler, group
             rss = m.inst.sampler.sample_now().rss_bytes
         if rss is not None:
             known.append(rss)
-        ctx.record("instance_rss_mb", mb(rss), "MB", at=REST, repeat=m.index, extra={**base_extra, "instance": m.inst.tag})
+        ctx.record("instance_rss_mb", mb(rss), "MB", at=REST, repeat=m.index, extra={**base_extra, "instance": m.inst.tag, "port": m.inst.port})
     if known:
         ctx.record("total_rss_mb", mb(sum(known)), "MB", at=REST, extra=base_extra)
     readings = group_sampler.snapshot()
