@@ -16,7 +16,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .base import (ErrorCounts, LatencyStats, LoadResult, assess_driver_bound, percentile_key,
                    run_driver)
@@ -287,19 +287,27 @@ def run_wrk_intervals(url: str, *, connections: int, threads: int, duration_s: i
     shape = dict(connections=connections, threads=threads, timeout_s=timeout_s, cpus=cpus, script=script,
                  script_args=script_args, wrk=binary, log=log)
 
-    def intervals(seconds: int) -> list[TimedRun]:
+    return interval_runs(lambda length: run_wrk(url, duration_s=length, **shape), duration_s=duration_s,
+                         interval_s=interval_s, warmup_s=warmup_s)
+
+
+def interval_runs(run: Callable[[int], LoadResult], *, duration_s: int, interval_s: int,
+                  warmup_s: int = 0) -> IntervalRuns:
+    """`run(length)` back to back over whole-second intervals of `interval_s` (the warm-up's first,
+    then the measured ones), each run timed: any driver's interval-by-interval load."""
+
+    def timed(seconds: int) -> list[TimedRun]:
         out = []
-        for length in split_intervals(int(seconds), int(interval_s)):
+        for length in _split(int(seconds), int(interval_s)):
             start = time.monotonic_ns()
-            result = run_wrk(url, duration_s=length, **shape)
+            result = run(length)
             out.append(TimedRun(start, time.monotonic_ns(), result))
         return out
 
-    warm = intervals(warmup_s) if warmup_s else []
-    return IntervalRuns(warm, intervals(duration_s), float(warmup_s))
+    return IntervalRuns(timed(warmup_s) if warmup_s else [], timed(duration_s), float(warmup_s))
 
 
-def split_intervals(seconds: int, interval_s: int) -> list[int]:
+def _split(seconds: int, interval_s: int) -> list[int]:
     """Whole-second interval lengths adding up to ``seconds``; a remainder joins the last one."""
     if seconds < 1:
         raise ValueError("wrk takes whole seconds >= 1")

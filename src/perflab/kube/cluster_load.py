@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,7 @@ from perflab.drivers import oha
 from perflab.drivers.base import LoadResult, assess_driver_bound
 from perflab.drivers.install import OHA_VERSION
 from perflab.drivers.merge import merge_concurrent
-from perflab.drivers.wrk import IntervalRuns, TimedRun, split_intervals
+from perflab.drivers.wrk import IntervalRuns, interval_runs
 from perflab.errors import LabError
 from perflab.kube import manifests, pod_state
 from perflab.kube.cluster import REQUEST_TIMEOUT_S
@@ -174,8 +173,9 @@ class ClusterLoad:
     def __init__(self, driver: DriverPod):
         self.driver = driver
 
-    def _oha(self, url: str, load: Load, warmup_s: float = 0.0) -> LoadResult:
-        flags = self.driver.check_apart()
+    def _oha(self, url: str, load: Load, warmup_s: float = 0.0, flags: list[str] | None = None) -> LoadResult:
+        """One oha run in the driver pod; `flags`: where the driver stands, if already checked."""
+        flags = self.driver.check_apart() if flags is None else flags
         out = self.driver.exec([manifests.DRIVER_OHA, *oha_args(url, load)], load.duration_s + load.timeout_s + EXEC_MARGIN_S)
         result = oha_result(out, url, load, warmup_s)
         result.placement_flags += flags
@@ -193,16 +193,13 @@ class ClusterLoad:
     def closed_intervals(self, url: str, *, interval_s: int, connections: int, threads: int, duration_s: int,
                          warmup_s: int = 0, timeout_s: float = 2.0, script: str | Path | None = None,
                          script_args: Mapping[str, str] | None = None) -> IntervalRuns:
-        def runs(seconds: int) -> list[TimedRun]:
-            out = []
-            for length in split_intervals(int(seconds), int(interval_s)):
-                start = time.monotonic_ns()
-                result = self.closed(url, connections=connections, threads=threads, duration_s=length,
-                                     timeout_s=timeout_s, script=script, script_args=script_args)
-                out.append(TimedRun(start, time.monotonic_ns(), result))
-            return out
-
-        return IntervalRuns(runs(warmup_s) if warmup_s else [], runs(duration_s), float(warmup_s))
+        if script is not None:
+            raise LabError("a scripted load (wrk's Lua: a POST body) has no driver on a cluster yet")
+        # where the driver stands is checked once for the series, not in the gap between intervals
+        flags = self.driver.check_apart()
+        return interval_runs(lambda length: self._oha(url, Load("", connections, length, timeout_s=timeout_s),
+                                                      flags=flags),
+                             duration_s=duration_s, interval_s=interval_s, warmup_s=warmup_s)
 
     def open(self, url: str, *, rate: float | None, duration_s: float, connections: int = 50,
              warmup_s: float = 0.0, timeout_s: float = 2.0, **request) -> LoadResult:
