@@ -391,8 +391,28 @@ def tables(view: RunView) -> list[Table]:
     return out
 
 
+def describe(p: dict, plan: dict) -> str:
+    """What the budget counts depends on the placement: say which, since the two answer different questions."""
+    budget, most = p.get("budget_mb", "?"), p.get("max_instances", "?")
+    loaded = (f" Then all of them loaded together for {p.get('load_duration_s', '?')} s by one driver, "
+              f"{p.get('connections_per_instance', '?')} connections each, after {p.get('warmup_s', '?')} s of warm-up.")
+    if (plan.get("placement") or {}).get("kind") == "kubernetes":
+        limit = (plan.get("limits") or {}).get("memory_mb")
+        cap = (f"at most {int(budget // limit)} pods of {limit} MB fit, however little each uses"
+               if isinstance(budget, (int, float)) and isinstance(limit, (int, float)) and limit > 0
+               else "the pods' limits, not their use, decide how many fit")
+        return (f"pods started one by one, each waited to readiness, in a namespace whose ResourceQuota allows "
+                f"{budget} MB of memory limits, until the quota refuses one, one is OOM-killed or not ready, or "
+                f"{most} are up. The quota counts each pod's memory limit, not what it uses: {cap}. That is how "
+                f"many pods a cluster admits, not how many fit in the memory, which is what density measures on one "
+                f"machine.{loaded}")
+    return (f"instances started one by one, each waited to readiness, in one cgroup whose memory limit is {budget} MB, "
+            f"until the kernel OOM-kills one (where the limit is not enforced: until their RSS sum reaches it), one is "
+            f"not ready, or {most} are up: what the instances really use decides how many fit.{loaded}")
+
+
 SCENARIO = Scenario(
     name="density", title="Density: instances in a memory budget", phase=Phase.OWN_AFTER, settings=DensitySettings,
     sends_load=True,
-    run=run, estimate_s=estimate_s, tables=tables, needs=("sweep",),
+    run=run, estimate_s=estimate_s, tables=tables, needs=("sweep",), describe=describe,
     legacy_params=lambda label: {"phase": label} if label else {})
