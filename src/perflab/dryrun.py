@@ -121,14 +121,22 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
             cost.round_launches = runner.launches_in_rounds(plan, targets, t)
         costs.append(cost)
     rounds = runner.planned_rounds(plan, targets)
-    round_parts = [part(s) for s in runner.round_steps(plan, targets, 1, rounds) if s.label not in done]
+    chasing = runner.chases_precision(plan, targets)
+
+    def round_part(step: Step) -> Part:
+        # the unsettled case from what the launches took: an earlier run whose ratios settled launched
+        # steady in fewer rounds, so its rounds' durations would estimate the settled case instead
+        if chasing and step.measured:
+            return Part(step.label, step.estimate_s, False, from_launches=True)
+        return part(step)
+
+    round_parts = [round_part(s) for s in runner.round_steps(plan, targets, 1, rounds) if s.label not in done]
     extra = max(0, plan.settings("rounds").max_rounds - rounds) if rounds else 0  # max_rounds counts them all
     # rounds added to settle a ratio: as many as the earlier runs of this plan and method here added
     added = [Part(f"round {n}", earlier[f"round {n}"], True) for n in range(rounds + 1, rounds + extra + 1)
              if f"round {n}" in earlier and f"round {n}" not in done]
     return Cost(plan.name, costs, builds, rounds, sum(p.seconds for p in round_parts + added), extra,
-                dict(sorted(used.items())), plan["measured"], len(done), len(added),
-                runner.chases_precision(plan, targets),
+                dict(sorted(used.items())), plan["measured"], len(done), len(added), chasing,
                 bool(round_parts) and all(p.from_launches or p.measured for p in round_parts))
 
 

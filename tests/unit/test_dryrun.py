@@ -206,3 +206,22 @@ def test_once_an_app_modes_ratios_settle_the_rounds_left_lose_its_steady_launch(
     after = {s.label: s.estimate_s for s in lab.progress.steps}
     assert after["round 4"] == pytest.approx(planned[3].estimate_s - runner.launch_estimate_s(p, targets[0], steady))
     assert after["round 2"] == pytest.approx(planned[1].estimate_s)
+
+
+def test_an_earlier_run_whose_ratios_settled_does_not_shrink_the_unsettled_rounds(store, monkeypatch):
+    chasing, content = _rounds_plan(0.10), _rounds_plan(0.0)
+    point = "fruits c=" + str(chasing.settings("steady").points[0].connections)
+    monkeypatch.setattr(store, "typical_ready_s", lambda app, mode: 6.0)
+    monkeypatch.setattr(store, "typical_steady_s", lambda app, mode: {point: 50.0})
+    for p in (chasing, content):
+        targets = runner.select_targets(p)
+        n = runner.planned_rounds(p, targets)
+        # an earlier run of this plan and method whose rounds were short: its ratios settled early
+        _record(store, p.data, {f"round {k}": (1.0, 1.0) for k in range(1, n + 1)})
+    tc = runner.select_targets(chasing)
+    cost = dryrun.estimate(chasing, tc, store, method_hash(chasing.data, ENV))  # recalls the launches into tc
+    unsettled = sum(s.estimate_s for s in runner.round_steps(chasing, tc, 1, runner.planned_rounds(chasing, tc)))
+    assert cost.rounds_s == pytest.approx(unsettled) and cost.rounds_s > 5.0
+    # without a precision target the rounds' launches do not depend on settling: what they took here
+    t0 = runner.select_targets(content)
+    assert dryrun.estimate(content, t0, store, method_hash(content.data, ENV)).rounds_s == pytest.approx(5.0)
