@@ -95,8 +95,8 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
     paces = store.paces()
     used: dict[str, float] = {}
 
-    def part(step: Step) -> Part:
-        took = earlier.get(step.label)
+    def part(step: Step, recall: bool = True) -> Part:
+        took = earlier.get(step.label) if recall else None
         if took is not None:
             return Part(step.label, took, True)
         if step.measured:  # built from what launches took here: no pace of unmeasured estimates
@@ -122,15 +122,10 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
         costs.append(cost)
     rounds = runner.planned_rounds(plan, targets)
     chasing = runner.chases_precision(plan, targets)
-
-    def round_part(step: Step) -> Part:
-        # the unsettled case from what the launches took: an earlier run whose ratios settled launched
-        # steady in fewer rounds, so its rounds' durations would estimate the settled case instead
-        if chasing and step.measured:
-            return Part(step.label, step.estimate_s, False, from_launches=True)
-        return part(step)
-
-    round_parts = [round_part(s) for s in runner.round_steps(plan, targets, 1, rounds) if s.label not in done]
+    # the unsettled case from what the launches took: an earlier run whose ratios settled launched
+    # steady in fewer rounds, so its rounds' durations would estimate the settled case instead
+    round_parts = [part(s, recall=not (chasing and s.measured))
+                   for s in runner.round_steps(plan, targets, 1, rounds) if s.label not in done]
     extra = max(0, plan.settings("rounds").max_rounds - rounds) if rounds else 0  # max_rounds counts them all
     # rounds added to settle a ratio: as many as the earlier runs of this plan and method here added
     added = [Part(f"round {n}", earlier[f"round {n}"], True) for n in range(rounds + 1, rounds + extra + 1)

@@ -167,6 +167,11 @@ def _running(pod):
     return (pod, state) if state not in ("waiting", "ready") else None
 
 
+def _refuse_script(script: str | Path | None) -> None:
+    if script is not None:
+        raise LabError("a scripted load (wrk's Lua: a POST body) has no driver on a cluster yet")
+
+
 class ClusterLoad:
     """The LoadGenerator of a run on a cluster (perflab.placements): each load is oha in the driver pod."""
 
@@ -184,8 +189,7 @@ class ClusterLoad:
     def closed(self, url: str, *, connections: int, threads: int, duration_s: int, warmup_s: int = 0,
                timeout_s: float = 2.0, script: str | Path | None = None,
                script_args: Mapping[str, str] | None = None) -> LoadResult:
-        if script is not None:
-            raise LabError("a scripted load (wrk's Lua: a POST body) has no driver on a cluster yet")
+        _refuse_script(script)
         if warmup_s >= 1:
             self._oha(url, Load("", connections, warmup_s, timeout_s=timeout_s))
         return self._oha(url, Load("", connections, duration_s, timeout_s=timeout_s), warmup_s)
@@ -193,8 +197,7 @@ class ClusterLoad:
     def closed_intervals(self, url: str, *, interval_s: int, connections: int, threads: int, duration_s: int,
                          warmup_s: int = 0, timeout_s: float = 2.0, script: str | Path | None = None,
                          script_args: Mapping[str, str] | None = None) -> IntervalRuns:
-        if script is not None:
-            raise LabError("a scripted load (wrk's Lua: a POST body) has no driver on a cluster yet")
+        _refuse_script(script)
         # where the driver stands is checked once for the series, not in the gap between intervals
         flags = self.driver.check_apart()
         return interval_runs(lambda length: self._oha(url, Load("", connections, length, timeout_s=timeout_s),
