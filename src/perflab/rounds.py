@@ -2,7 +2,8 @@
 speed drifts (Abedi and Brecht, ICPE 2017: randomised multiple interleaved trials).
 
 The fresh launches of steady (and startup's warm launches) run in rounds: one launch of every
-app/mode per round, the order within a round shuffled by a seed stored with the run, instead of all
+app/mode per round, the order within a round drawn by a seed stored with the run from a design that
+balances each app's place in the round and the app launched before it (`orders`), instead of all
 of one app's launches and then the next app's. A slow spell of the host then lands on one round of
 every app, not on one app, and a ratio of two apps is judged per round (perflab.ratios_ci.paired).
 
@@ -31,7 +32,8 @@ SETTLED, BUDGET, MAX_ROUNDS, PLANNED, NO_RATIO = "settled", "budget", "max-round
 
 class RoundSettings(Settings):
     interleave: bool = setting(True, "run steady's launches (and startup's warm ones) in rounds: one launch of "
-                                     "every app/mode per round, in a shuffled order (false: app after app)")
+                                     "every app/mode per round, in a seeded order that balances each one's place and "
+                                     "predecessor (false: app after app)")
     seed: int = setting(0, "the seed of the order within the rounds (0: drawn at the start, stored with the run)",
                         ge=0)
     target: float = setting(0.05, "add rounds until every headline ratio's 95 % interval is within +- this of it "
@@ -99,15 +101,40 @@ def draw_seed() -> int:
     return random.SystemRandom().randrange(1, 2**31)
 
 
+BALANCED = "williams"  # the design of `orders`, stored with a run's rounds (earlier runs' orders were plain shuffles)
+
+
+def order_text(record: dict) -> str:
+    """How a run's rounds were ordered, for its report."""
+    how = "balanced (Williams design)" if record.get("design") == BALANCED else "shuffled"
+    return f"order {how} with seed {record.get('seed')}"
+
+
 def orders(seed: int, labels: list[str], rounds: int) -> list[list[str]]:
-    """The order of the app/modes in each round: the same seed gives the same orders."""
+    """The order of the app/modes in each round, in blocks of a Williams design (Williams 1949, as
+    crossover trials use): within a block each app/mode stands once in every position and follows
+    every other one equally often, so neither an app's place in the round nor the app launched just
+    before it (its teardown, the page cache it leaves) can favour one side of a ratio. The seed
+    draws which app/mode takes which part of the design and the order of a block's rounds; the same
+    seed gives the same orders, and a longer run starts with the same rounds as a shorter one."""
     rng = random.Random(seed)
-    out = []
-    for _ in range(rounds):
-        order = list(labels)
-        rng.shuffle(order)
-        out.append(order)
-    return out
+    out: list[list[str]] = []
+    while len(out) < rounds:
+        parts = list(labels)
+        rng.shuffle(parts)
+        block = [[parts[i] for i in row] for row in _williams(len(parts))]
+        rng.shuffle(block)
+        out += block
+    return out[:rounds]
+
+
+def _williams(n: int) -> list[list[int]]:
+    """A Williams design on n symbols: n rows for an even n, 2n (the square and its mirror) for an odd one."""
+    if n <= 1:
+        return [list(range(n))]
+    first = [0] + [(j + 1) // 2 if j % 2 else n - j // 2 for j in range(1, n)]  # 0, 1, n-1, 2, n-2, ...
+    square = [[(x + shift) % n for x in first] for shift in range(n)]
+    return square if n % 2 == 0 else square + [row[::-1] for row in square]
 
 
 @dataclass

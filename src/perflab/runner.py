@@ -676,7 +676,7 @@ def _intervals_worth_measuring(plan: Plan, launched: list[LaunchResult]) -> tupl
 
 def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState], env: dict,
                 earlier: dict | None = None) -> None:
-    """The rounds scenarios' launches, one launch of every app/mode per round in a shuffled order,
+    """The rounds scenarios' launches, one launch of every app/mode per round in a balanced order,
     then further rounds while a headline ratio is not settled (perflab.rounds). `earlier`: the
     rounds' record of the run being resumed; its finished rounds are kept, the rest run."""
     plan = lab.plan
@@ -699,7 +699,8 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     launched: dict[str, list[LaunchResult]] = {label: [] for label in labels}
     caps: dict[str, int | None] = {}
     ran: dict[str, Counter] = {label: Counter() for label in labels}  # launches per scenario
-    record = {"seed": seed, "orders": [], "headline": [p.label for p in pairs], "target": cfg.target,
+    design = earlier.get("design", "") if earlier else rounds.BALANCED  # a run resumed keeps its own
+    record = {"seed": seed, "design": design, "orders": [], "headline": [p.label for p in pairs], "target": cfg.target,
               "ended": "", "ended_why": "", "ratios": [], "round_s": [], "launches": []}
     use_canary = cfg.canary and lab.placement.kind == LOCAL  # the canary times this machine's CPUs
     if use_canary:

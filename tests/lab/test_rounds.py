@@ -64,6 +64,9 @@ def test_launches_run_round_by_round_in_the_seeded_order_with_the_canary_around_
         record = json.loads(env["environment_json"])["rounds"]
         assert record["seed"] == 7 and record["rounds"] == 2 and record["ended"] == rounds.PLANNED
         assert record["orders"] == rounds.orders(7, ["alpha/jvm", "beta/jvm"], 2 + 4)[:2]
+        # two apps, two rounds: one block of the balanced design, each app first once
+        assert record["design"] == rounds.BALANCED
+        assert sorted(record["orders"]) == [["alpha/jvm", "beta/jvm"], ["beta/jvm", "alpha/jvm"]]
         # every launch of round 1 (of both apps) before any launch of round 2, in the stored order
         steady = [(f.app, f.repeat) for f in _figures(st, run_id, "steady") if f.metric == "rps"]
         assert [r for _, r in steady] == [1, 1, 2, 2]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from perflab import plan, rounds
@@ -18,6 +20,25 @@ def test_each_round_is_a_shuffle_of_every_app_mode_and_the_seed_reproduces_it():
     assert all(sorted(order) == sorted(labels) for order in first)
     assert len({tuple(o) for o in first}) > 1  # not one order for every round
     assert rounds.orders(43, labels, 8) != first
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 5])
+def test_a_block_of_rounds_balances_each_app_modes_place_and_the_one_launched_before_it(count):
+    labels = [t[0] for t in TARGETS][:count]
+    block = count if count % 2 == 0 else 2 * count  # a Williams design: the square, and its mirror when odd
+    orders = rounds.orders(5, labels, 2 * block)
+    assert orders[:block + 1] == rounds.orders(5, labels, block + 1)  # more rounds start with the same ones
+    for rows in (orders[:block], orders[block:]):
+        places = Counter((label, i) for row in rows for i, label in enumerate(row))
+        assert set(places.values()) == {block // count}, places
+        after = Counter((row[i], row[i + 1]) for row in rows for i in range(count - 1))
+        assert len(after) == count * (count - 1)  # every app/mode follows every other one ...
+        assert len(set(after.values())) == 1, after  # ... equally often
+
+
+def test_a_runs_report_says_how_its_rounds_were_ordered_also_for_runs_stored_before_the_design():
+    assert rounds.order_text({"seed": 9, "design": rounds.BALANCED}) == "order balanced (Williams design) with seed 9"
+    assert rounds.order_text({"seed": 9}) == "order shuffled with seed 9"
 
 
 def test_the_default_headline_is_the_first_jvm_main_mode_against_the_other_jvm_main_modes():

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perflab import registry
+from perflab import registry, rounds
 from perflab.report.chart_inputs import ChartInputs
 from perflab.report.published import CLAIMS
 from perflab.report.tables import fmt_published
@@ -157,7 +157,7 @@ def method_rows(view: RunView) -> list[tuple[str, str]]:
     if r:  # runs stored before launch rounds have no [rounds] table
         done = view.environment.get("rounds") or {}
         rows.append(("launch rounds", (
-            f"interleaved, order shuffled with seed {done.get('seed', r.get('seed'))}; rounds added until every "
+            f"interleaved, {rounds.order_text({'seed': r.get('seed'), **done})}; rounds added until every "
             f"headline ratio's 95 % interval is within +-{r.get('target', 0):.0%}, at most {r.get('max_rounds')}"
             + (f", within {r.get('budget_min'):g} min" if r.get("budget_min") else "")
             + (f"; host-speed canary around every launch, host-slow above +{r.get('host_slow', 0):.0%}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from perflab import ratios_ci
+from perflab import ratios_ci, rounds
 from perflab.report.charts import Axis, Chart, Point, Series, line_chart
 from perflab.results import Cell, RunView
 from perflab.scenarios.steady_report import PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, headline_cells, runs_on_jvm
@@ -144,8 +144,9 @@ def _rounds_line(view: RunView) -> str:
     rec = view.environment.get("rounds")
     if not rec:
         return "launches: app after app (not in rounds): a slow spell of the host lands on one app"
-    return (f"launches in {rec.get('rounds', len(rec.get('orders', [])))} interleaved rounds, order shuffled with "
-            f"seed {rec.get('seed')}; ended: {rec.get('ended_why') or rec.get('ended') or 'not recorded'}")
+    count = rec.get("rounds", len(rec.get("orders", [])))
+    return (f"launches in {count} interleaved rounds, {rounds.order_text(rec)}; "
+            f"ended: {rec.get('ended_why') or rec.get('ended') or 'not recorded'}")
 
 
 def level_lines(view: RunView) -> list[str]:
