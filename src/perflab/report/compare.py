@@ -24,6 +24,7 @@ from html import escape
 from perflab import stats
 from perflab.errors import LabError
 from perflab.report import findings
+from perflab.report.chance import Chance
 from perflab.report.tables import cell_order, fmt_value, label
 from perflab.results import Cell, RunView
 
@@ -82,6 +83,11 @@ class RunComparison:
     changes: list[FigureChange]
     only_a: list[Key]
     only_b: list[Key]
+
+    def chance(self) -> Chance:
+        """How many of the verdicts chance alone would give (figures with a test only)."""
+        tested = [c for c in self.changes if c.verdict in (BETTER, WORSE, WITHIN_NOISE, HIGHER, LOWER)]
+        return Chance(len(tested), sum(c.verdict != WITHIN_NOISE for c in tested), self.alpha)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -201,6 +207,8 @@ def header_lines(cmp: RunComparison) -> list[str]:
                      f"test needs 4 a side, Welch's t-test {WELCH_MIN_VALUES}): they are compared by their ranges "
                      f"only; measure at least {WELCH_MIN_VALUES} launches a side")
     lines += host_lines(cmp.a, cmp.b) + ratio_lines(cmp.a, cmp.b)
+    by_chance = cmp.chance().line()
+    lines += [by_chance] if by_chance else []
     counts = cmp.counts()
     if counts:
         lines.append("verdicts: " + ", ".join(f"{v} {n}" for v, n in sorted(counts.items())))
@@ -274,7 +282,7 @@ text-align:left;vertical-align:top}th{background:#f4f5f7}td.num{text-align:right
 
 def render_html(cmp: RunComparison) -> str:
     head = header_lines(cmp)
-    warn = "".join(f'<p class="warn">{escape(x)}</p>' for x in head[3:] if x.startswith(("WARNING", "note")))
+    warn = "".join(f'<p class="warn">{escape(x)}</p>' for x in head[3:] if x.startswith(("WARNING", "note", "by chance")))
     warn += "".join(f"<p>{escape(x)}</p>" for x in head[3:] if x.startswith(("host:", "ratio:")))
     rows = []
     for c in cmp.changes:

@@ -12,7 +12,8 @@ from html import escape
 from perflab.report import charts
 from perflab.report.profiles import diff_anchor
 from perflab.report.tables import fmt_value
-from perflab.report.version_changes import HEADLINES, SLOWER, Change, changes, series, unavailable
+from perflab.report.chance import Chance
+from perflab.report.version_changes import FASTER, HEADLINES, SLOWER, WITHIN_NOISE, Change, changes, series, unavailable
 from perflab.results import RunView
 
 
@@ -57,9 +58,20 @@ def change_rows(found: list[Change]) -> list[list[str]]:
     return rows
 
 
+def chance(found: list[Change]) -> Chance:
+    """How many of the changes' verdicts chance alone would give (those judged: not too few launches,
+    not at unequal load)."""
+    judged = [c for c in found if c.verdict.verdict in (FASTER, SLOWER, WITHIN_NOISE)]
+    confidence = judged[0].verdict.interval.confidence if judged else 0.95
+    return Chance(len(judged), sum(c.verdict.verdict != WITHIN_NOISE for c in judged), round(1 - confidence, 6))
+
+
 def text_lines(view: RunView) -> list[str]:
     """The changes and the unavailable versions, for the terminal."""
-    lines = [f"{r[0]} {r[1]} {r[2]}: {r[3]}, {r[4]}: {r[5]}" for r in change_rows(changes(view))]
+    found = changes(view)
+    lines = [f"{r[0]} {r[1]} {r[2]}: {r[3]}, {r[4]}: {r[5]}" for r in change_rows(found)]
+    by_chance = chance(found).line("changes")
+    lines += [by_chance] if by_chance else []
     lines += [f"{name}: unavailable: {why}" for name, why in unavailable(view).items()]
     return lines
 
@@ -96,6 +108,7 @@ def render(view: RunView, profiled: set[str] = frozenset()) -> str:
              "<p>Each change is judged on the launch-level values of both versions: the ratio newer / older with "
              "its 95 % interval, paired by round when the versions' launches were interleaved. Slower or faster "
              "only when the whole interval is on that side of 1.</p>",
+             f"<p class=note>{escape(chance(found).line('changes'))}</p>" if chance(found).tested > 1 else "",
              "<h2>Changes between consecutive versions</h2>",
              _table(["app/mode", "versions", "figure", "medians", "change [95 % interval]", "verdict", "why"],
                     [row + [why_link(c, profiled)] for c, row in zip(found, change_rows(found))], slower,
