@@ -94,13 +94,22 @@ def interval(a_by_round: dict[int, float], b_by_round: dict[int, float],
                                                                   list(b_by_round.values()), confidence)
 
 
-def rounds_needed(sd_log: float, target: float, confidence: float = CONFIDENCE, most: int = 1000) -> int | None:
+def settled(ci: RatioInterval | None, target: float, least: int) -> bool:
+    """Within +-target and from at least `least` rounds (or launches a side). With fewer, the spread
+    is itself estimated from too few values: stopping at the first narrow interval keeps, more often
+    than its confidence says, the rounds that agreed by chance, and the next run lands outside it."""
+    return ci is not None and ci.n >= least and ci.half_width <= target
+
+
+def rounds_needed(sd_log: float, target: float, confidence: float = CONFIDENCE, most: int = 1000,
+                  least: int = 2) -> int | None:
     """Rounds whose paired interval would have a half-width of at most `target` (relative), if the
-    per-round log ratios keep the spread `sd_log`; None when even `most` rounds would not do."""
+    per-round log ratios keep the spread `sd_log`, and at least `least`; None when even `most`
+    rounds would not do."""
     if sd_log <= 0:
-        return 2
+        return max(2, least)
     goal = math.log1p(target)
-    for n in range(2, most + 1):
+    for n in range(max(2, least), most + 1):
         if float(sps.t.ppf(0.5 + confidence / 2, n - 1)) * sd_log / math.sqrt(n) <= goal:
             return n
     return None

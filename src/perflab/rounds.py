@@ -8,7 +8,8 @@ of one app's launches and then the next app's. A slow spell of the host then lan
 every app, not on one app, and a ratio of two apps is judged per round (perflab.ratios_ci.paired).
 
 After the plan's launches, rounds are added while a headline ratio's 95 % interval is wider than
-the plan's target, a round still fits the time budget and the maximum is not reached; only the
+the plan's target or rests on fewer than its minimum of rounds (ratios_ci.settled), a round still
+fits the time budget and the maximum is not reached; only the
 app/modes of unsettled ratios take part in such an extra round. Where the plan's rounds outnumber
 steady's launches (startup's warm launches, e.g. RT-2019's ten), steady launches in the later ones
 only for the app/modes of a ratio not yet settled: a ratio settled within its launches costs no
@@ -38,6 +39,9 @@ class RoundSettings(Settings):
                         ge=0)
     target: float = setting(0.05, "add rounds until every headline ratio's 95 % interval is within +- this of it "
                                   "(0: the plan's launches only)", "ratio", ge=0, lt=1)
+    min_rounds: int = setting(5, "a headline ratio counts as settled only from this many paired rounds: with fewer, "
+                                 "its spread comes from too few values, and stopping at the first narrow interval "
+                                 "keeps rounds that agreed by chance", "rounds", ge=2)
     max_rounds: int = setting(10, "at most this many rounds in all (the plan's launches count)", "rounds", ge=1)
     budget_min: float = setting(0.0, "add no round that would end the run later than this many minutes after its "
                                      "first step (after the builds; 0: no budget)", "min", ge=0)
@@ -142,21 +146,24 @@ class RatioState:
     pair: Pair
     interval: ratios_ci.RatioInterval | None
     rounds_needed: int | None  # for the plan's target, from the spread measured so far
+    least: int = 2             # the plan's min_rounds
 
     def settled(self, target: float) -> bool:
-        return self.interval is not None and self.interval.half_width <= target
+        return ratios_ci.settled(self.interval, target, self.least)
 
     def to_dict(self) -> dict[str, Any]:
         return {"ratio": self.pair.label, "numerator": self.pair.numerator, "denominator": self.pair.denominator,
                 "interval": self.interval.to_dict() if self.interval else None, "rounds_needed": self.rounds_needed}
 
 
-def ratio_states(pairs: list[Pair], values: dict[str, dict[int, float]], target: float) -> list[RatioState]:
+def ratio_states(pairs: list[Pair], values: dict[str, dict[int, float]], target: float,
+                 least: int = 2) -> list[RatioState]:
+    """`least`: the rounds a ratio needs before it can count as settled (the plan's min_rounds)."""
     out = []
     for pair in pairs:
         ci = ratios_ci.interval(values.get(pair.numerator, {}), values.get(pair.denominator, {}))
-        needed = ratios_ci.rounds_needed(ci.sd_log, target) if ci is not None and target > 0 else None
-        out.append(RatioState(pair, ci, needed))
+        needed = ratios_ci.rounds_needed(ci.sd_log, target, least=least) if ci is not None and target > 0 else None
+        out.append(RatioState(pair, ci, needed, least))
     return out
 
 
@@ -200,7 +207,9 @@ def ended_text(why: str, settings: RoundSettings, rounds: int) -> str:
         SETTLED: f"settled: every headline ratio (of steady's throughput) within +-{settings.target:.0%} after "
                  f"{rounds} rounds; other ratios carry their own intervals",
         BUDGET: f"the time budget ({settings.budget_min:g} min) left no room for round {rounds + 1}",
-        MAX_ROUNDS: f"the maximum of {settings.max_rounds} rounds was reached",
+        MAX_ROUNDS: f"the maximum of {settings.max_rounds} rounds was reached"
+                    + (f" (below min_rounds, {settings.min_rounds}: no ratio could settle)"
+                       if settings.max_rounds < settings.min_rounds else ""),
         PLANNED: f"the plan's {rounds} rounds (no precision target)",
         NO_RATIO: f"{rounds} rounds; no headline ratio to settle",
     }.get(why, why)

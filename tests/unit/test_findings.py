@@ -18,7 +18,7 @@ AT = {"path": "/fruits", "connections": 4, "method": "GET"}
 
 
 def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[float] | None = None,
-         rounds_record: bool = True) -> results.RunView:
+         rounds_record: bool = True, min_rounds: int | None = None) -> results.RunView:
     env = dict(ENV)
     if rounds_record:
         env["rounds"] = {"seed": 9, "rounds": len(quarkus), "orders": [], "headline": ["quarkus/jvm / spring-boot/jvm"],
@@ -26,7 +26,8 @@ def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[f
                          "round_s": [300.0] * len(quarkus),
                          "two_levels": {"quarkus/jvm": {"launches": len(quarkus), "intervals_per_launch": 15.0,
                                                         "launch_share": 0.97, "optimal_intervals": 2}}}
-    run = store.begin_run(PLAN, env)
+    plan = PLAN if min_rounds is None else {**PLAN, "rounds": {**PLAN["rounds"], "min_rounds": min_rounds}}
+    run = store.begin_run(plan, env)
     for app, values in (("quarkus", quarkus), ("spring-boot", spring)):
         for n, v in enumerate(values, 1):
             store.add_figure(run, app, "jvm", "steady", "rps", v, "req/s", point="fruits c=4", params=AT, repeat=n)
@@ -64,6 +65,14 @@ def test_a_tight_ratio_is_settled(store):
     [ratio] = findings.findings(view).ratios
     assert ratio.settled and ratio.interval.half_width < 0.10
     assert "settled (within +-10%)" in ratio.text()
+
+
+def test_a_tight_ratio_from_fewer_rounds_than_the_plans_minimum_is_not_settled(store):
+    view = _run(store, [20_000, 20_200, 19_900, 20_100], [10_000, 10_050, 9_980, 10_020], min_rounds=5)
+    [ratio] = findings.findings(view).ratios
+    assert ratio.interval.half_width < 0.10 and not ratio.settled
+    assert "NOT settled" in ratio.text() and "4 of the 5 rounds" in ratio.text()
+    assert ratio.rounds_needed == 5
 
 
 def test_the_summary_ends_and_the_markdown_report_begins_with_the_findings(store, tmp_path):

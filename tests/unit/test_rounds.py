@@ -82,6 +82,21 @@ def test_a_round_is_added_for_the_unsettled_ratio_only():
     assert rounds.unsettled_labels(states, 0) == set()
 
 
+def test_a_tight_ratio_from_fewer_rounds_than_the_plans_minimum_is_not_settled():
+    values = {"q/jvm": STEADY, "s/jvm": {r: v / 1.5 for r, v in STEADY.items()},
+              "t/jvm": {r: v / 1.2 for r, v in STEADY.items()}}
+    pairs = [rounds.Pair("q/jvm", "s/jvm"), rounds.Pair("q/jvm", "t/jvm")]
+    early = rounds.ratio_states(pairs, values, 0.05, least=5)
+    assert all(s.interval.half_width < 0.05 and not s.settled(0.05) for s in early)  # three rounds only
+    assert all(s.rounds_needed == 5 for s in early)
+    cfg = rounds.RoundSettings(min_rounds=5)
+    assert rounds.next_round(cfg, 3, 2, early, 0, COST).who == ["q/jvm", "s/jvm", "t/jvm"]
+    assert rounds.next_round(cfg, 3, 2, _states(values), 0, COST).why == rounds.SETTLED  # a minimum of 2: settled
+    few = rounds.RoundSettings(min_rounds=5, max_rounds=4)
+    assert "below min_rounds" in rounds.ended_text(rounds.MAX_ROUNDS, few, 4)
+    assert "below" not in rounds.ended_text(rounds.MAX_ROUNDS, cfg, 10)
+
+
 def test_rounds_end_when_settled_at_the_maximum_or_when_the_budget_has_no_room():
     cfg = rounds.RoundSettings(max_rounds=4, budget_min=15)
     settled = {"q/jvm": STEADY, "s/jvm": {r: v / 1.5 for r, v in STEADY.items()},

@@ -30,14 +30,26 @@ class RatioFinding:
     interval: ratios_ci.RatioInterval | None
     target: float
     per_round: list[tuple[int, float]] = field(default_factory=list)
+    least: int = 2            # rounds before a ratio can count as settled (the plan's min_rounds)
 
     @property
     def settled(self) -> bool:
-        return self.interval is not None and self.interval.half_width <= self.target
+        return ratios_ci.settled(self.interval, self.target, self.least)
 
     @property
     def rounds_needed(self) -> int | None:
-        return ratios_ci.rounds_needed(self.interval.sd_log, self.target) if self.interval else None
+        return ratios_ci.rounds_needed(self.interval.sd_log, self.target, least=self.least) if self.interval else None
+
+    def state(self) -> str:
+        """Settled or not, and what it lacks."""
+        ci = self.interval
+        if ci is None:
+            return "NOT settled (one launch a side)"
+        if self.settled:
+            return f"settled (within +-{self.target:.0%})"
+        if ci.half_width <= self.target:
+            return f"NOT settled (+-{ci.half_width:.0%} but {ci.n} of the {self.least} rounds a ratio needs)"
+        return f"NOT settled (+-{ci.half_width:.0%}, target +-{self.target:.0%})"
 
     def text(self) -> str:
         name = f"{self.numerator} / {self.denominator} {self.what}"
@@ -46,9 +58,7 @@ class RatioFinding:
                     f"(two launches a side are the least that give one)")
         ci = self.interval
         how = f"{ci.n} rounds, paired" if ci.paired else f"{ci.n}+ launches a side, unpaired"
-        state = (f"settled (within +-{self.target:.0%})" if self.settled
-                 else f"NOT settled (+-{ci.half_width:.0%}, target +-{self.target:.0%})")
-        return f"{name}: {ci.estimate:.2f}x, 95 % interval {ci.low:.2f}-{ci.high:.2f}x ({how}): {state}"
+        return f"{name}: {ci.estimate:.2f}x, 95 % interval {ci.low:.2f}-{ci.high:.2f}x ({how}): {self.state()}"
 
 
 @dataclass
@@ -88,6 +98,11 @@ def _target(view: RunView) -> float:
     return rounds.get("target") or DEFAULT_TARGET
 
 
+def _least(view: RunView) -> int:
+    """The rounds a ratio needed to count as settled in this run (2 for runs stored before min_rounds)."""
+    return (view.plan.get("rounds") or {}).get("min_rounds") or 2
+
+
 def _conditions(view: RunView, cell: Cell | None) -> str:
     limits = view.plan.get("limits", {})
     heap = " ".join(limits.get("jvm_opts") or []) or "the frameworks' default heap"
@@ -96,10 +111,10 @@ def _conditions(view: RunView, cell: Cell | None) -> str:
     return f"{load}the app on {limits.get('cpus')} CPU(s) with {limits.get('memory_mb')} MB, {heap}"
 
 
-def _ratio(what: str, a: Cell, b: Cell, target: float) -> RatioFinding:
+def _ratio(what: str, a: Cell, b: Cell, target: float, least: int) -> RatioFinding:
     ra, rb = ({r: v for r, v in c.by_repeat().items() if v > 0} for c in (a, b))
     per_round = sorted((r, ra[r] / rb[r]) for r in ra if r in rb)
-    return RatioFinding(what, a.target, b.target, a, b, ratios_ci.interval(ra, rb), target, per_round)
+    return RatioFinding(what, a.target, b.target, a, b, ratios_ci.interval(ra, rb), target, per_round, least)
 
 
 def _startup_cells(view: RunView, metric: str) -> dict[str, Cell]:
@@ -109,18 +124,18 @@ def _startup_cells(view: RunView, metric: str) -> dict[str, Cell]:
 def ratio_findings(view: RunView) -> list[RatioFinding]:
     steady = headline_cells(view)
     targets = list(steady) or list(_startup_cells(view, "ttfr_ms"))
-    target = _target(view)
+    target, least = _target(view), _least(view)
     out = []
     for a, b in _pairs(view, targets):
         if a in steady and b in steady:
             c = steady[a]
             out.append(_ratio(f"throughput at {c.params.get('path')} c={c.params.get('connections')}", steady[a],
-                              steady[b], target))
+                              steady[b], target, least))
         for metric, what in (("ttfr_ms", "time to first response (warm)"),
                              ("rss_after_first_mb", "RSS after the first response (warm)")):
             cells = _startup_cells(view, metric)
             if a in cells and b in cells:
-                out.append(_ratio(what, cells[a], cells[b], target))
+                out.append(_ratio(what, cells[a], cells[b], target, least))
     return out
 
 
