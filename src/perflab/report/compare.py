@@ -282,7 +282,8 @@ text-align:left;vertical-align:top}th{background:#f4f5f7}td.num{text-align:right
 
 def render_html(cmp: RunComparison) -> str:
     head = header_lines(cmp)
-    warn = "".join(f'<p class="warn">{escape(x)}</p>' for x in head[3:] if x.startswith(("WARNING", "note", "by chance")))
+    warn = "".join(f'<p class="warn">{escape(x)}</p>' for x in head[3:]
+                   if x.startswith(("WARNING", "note", "by chance")))
     warn += "".join(f"<p>{escape(x)}</p>" for x in head[3:] if x.startswith(("host:", "ratio:")))
     rows = []
     for c in cmp.changes:

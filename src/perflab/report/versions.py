@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 from html import escape
 
+from perflab import ratios_ci
 from perflab.report import charts
 from perflab.report.profiles import diff_anchor
 from perflab.report.tables import fmt_value
 from perflab.report.chance import Chance
-from perflab.report.version_changes import FASTER, HEADLINES, SLOWER, WITHIN_NOISE, Change, changes, series, unavailable
+from perflab.report.version_changes import (FASTER, HEADLINES, SLOWER, WITHIN_NOISE, Change, changes, series,
+                                            unavailable)
 from perflab.results import RunView
 
 
@@ -62,7 +64,7 @@ def chance(found: list[Change]) -> Chance:
     """How many of the changes' verdicts chance alone would give (those judged: not too few launches,
     not at unequal load)."""
     judged = [c for c in found if c.verdict.verdict in (FASTER, SLOWER, WITHIN_NOISE)]
-    confidence = judged[0].verdict.interval.confidence if judged else 0.95
+    confidence = judged[0].verdict.interval.confidence if judged else ratios_ci.CONFIDENCE
     return Chance(len(judged), sum(c.verdict.verdict != WITHIN_NOISE for c in judged), round(1 - confidence, 6))
 
 
@@ -101,6 +103,7 @@ def why_link(change: Change, profiled: set[str]) -> str:
 
 def render(view: RunView, profiled: set[str] = frozenset()) -> str:
     found = changes(view)
+    by_chance = chance(found).line("changes")
     shown = version_charts(view)
     missing = unavailable(view)
     slower = {i for i, c in enumerate(found) if c.verdict.verdict == SLOWER}
@@ -108,7 +111,7 @@ def render(view: RunView, profiled: set[str] = frozenset()) -> str:
              "<p>Each change is judged on the launch-level values of both versions: the ratio newer / older with "
              "its 95 % interval, paired by round when the versions' launches were interleaved. Slower or faster "
              "only when the whole interval is on that side of 1.</p>",
-             f"<p class=note>{escape(chance(found).line('changes'))}</p>" if chance(found).tested > 1 else "",
+             f"<p class=note>{escape(by_chance)}</p>" if by_chance else "",
              "<h2>Changes between consecutive versions</h2>",
              _table(["app/mode", "versions", "figure", "medians", "change [95 % interval]", "verdict", "why"],
                     [row + [why_link(c, profiled)] for c, row in zip(found, change_rows(found))], slower,

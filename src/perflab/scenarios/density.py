@@ -395,7 +395,8 @@ def describe(p: dict, plan: dict) -> str:
     """What the budget counts depends on the placement: say which, since the two answer different questions."""
     budget, most = p.get("budget_mb", "?"), p.get("max_instances", "?")
     loaded = (f" Then all of them loaded together for {p.get('load_duration_s', '?')} s by one driver, "
-              f"{p.get('connections_per_instance', '?')} connections each, after {p.get('warmup_s', '?')} s of warm-up.")
+              f"{p.get('connections_per_instance', '?')} connections each, "
+              f"after {p.get('warmup_s', '?')} s of warm-up.")
     if (plan.get("placement") or {}).get("kind") == "kubernetes":
         limit = (plan.get("limits") or {}).get("memory_mb")
         cap = (f"at most {int(budget // limit)} pods of {limit} MB fit, however little each uses"
