@@ -5,10 +5,11 @@ flags. Reports and the terminal summary read runs only through this module."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
-from perflab import stats
+from perflab import ratios_ci, stats
 from perflab.store import Figure, Store
 
 
@@ -30,17 +31,40 @@ class Cell:
     def target(self) -> str:
         return f"{self.app}/{self.mode}"
 
+    value_flags: list[set[str]] = field(default_factory=list)  # each value's own flags (not-steady, host-slow, ...)
+
     def by_repeat(self) -> dict[int, float]:
-        """Each value by its repeat (launch, or round in rounds) number, for pairing two cells' launches;
-        by position when the repeats were not stored or repeat."""
-        if len(set(self.repeats)) == len(self.values):
-            return dict(zip(self.repeats, self.values))
-        return dict(enumerate(self.values))
+        """Each value by its repeat (launch, or round in rounds) number, for pairing two cells' launches.
+        A value whose repeat is missing or shared with another value cannot be paired and is left out
+        (never matched by position: that would pair launches of different rounds); unpairable()
+        counts them."""
+        counts = Counter(self.repeats)
+        return {r: v for r, v in zip(self.repeats, self.values) if r is not None and counts[r] == 1}
+
+    def unpairable(self) -> int:
+        return len(self.values) - len(self.by_repeat())
+
+    def flags_by_repeat(self) -> dict[int, set[str]]:
+        counts = Counter(self.repeats)
+        return {r: f for r, f in zip(self.repeats, self.value_flags) if r is not None and counts[r] == 1}
 
     def to_dict(self) -> dict[str, Any]:
         return {"app": self.app, "mode": self.mode, "scenario": self.scenario, "point": self.point,
                 "params": self.params, "metric": self.metric, "unit": self.unit, "values": self.values, "repeats": self.repeats, "summary": self.summary.to_dict(),
                 "flags": sorted(self.flags)}
+
+
+def launch_interval(a: Cell, b: Cell, in_rounds: bool, prior: ratios_ci.Prior | None = None,
+                    keep: Callable[[int], bool] = lambda r: True) -> ratios_ci.RatioInterval | None:
+    """a / b from the two cells' launch values: paired by round when the launches ran in rounds and
+    every value has a round of its own, else Welch on all of them (pairing by position would pair
+    launches of different rounds). `keep`: which rounds take part (all by default)."""
+    if in_rounds and not a.unpairable() and not b.unpairable():
+        ra, rb = ({r: v for r, v in c.by_repeat().items() if v > 0 and keep(r)} for c in (a, b))
+        return ratios_ci.interval(ra, rb, in_rounds=True, prior=prior)
+    kept = [[v for r, v in zip(c.repeats or [None] * len(c.values), c.values) if r is None or keep(r)]
+            for c in (a, b)]
+    return ratios_ci.unpaired(kept[0], kept[1])
 
 
 def cells(figures: list[Figure], cv_threshold: float = stats.DEFAULT_CV_THRESHOLD) -> list[Cell]:
@@ -57,8 +81,11 @@ def cells(figures: list[Figure], cv_threshold: float = stats.DEFAULT_CV_THRESHOL
         if len(values) == 1 and point != "cold" and scenario != "footprint":
             flags.add("single")
         out.append(Cell(app, mode, scenario, point, metric, figs[0].unit, values, summary, flags, figs[0].params,
-                        [f.repeat for f in figs]))
+                        [f.repeat for f in figs], [set(f.flags) for f in figs]))
     return out
+
+
+ROUND_SCENARIOS = ("steady", "startup")  # the scenarios whose launches run in rounds (runner.round_scenarios)
 
 
 @dataclass
@@ -73,6 +100,11 @@ class RunView:
     cells: list[Cell]
     outcomes: list[dict]
     note: str = ""
+
+    def in_rounds(self, cell: Cell) -> bool:
+        """Whether the cell's launches ran in this run's rounds, so that its repeat numbers are rounds
+        and pair with another app/mode's (steady's launches and startup's, in a run with rounds)."""
+        return bool(self.environment.get("rounds")) and cell.scenario in ROUND_SCENARIOS
 
     def find(self, scenario: str, metric: str | None = None, point: str | None = None) -> list[Cell]:
         return [c for c in self.cells if c.scenario == scenario and (metric is None or c.metric == metric)

@@ -77,7 +77,8 @@ def test_every_claim_says_how_the_study_measured_it():
 
 
 def _cell(values: list[float], point: str = "warm", metric: str = "rps", app: str = "a") -> Cell:
-    return Cell(app, "jvm", "startup", point, metric, "x", values, stats.summarize(values), set())
+    return Cell(app, "jvm", "startup", point, metric, "x", values, stats.summarize(values), set(),
+                repeats=list(range(len(values))))
 
 
 @pytest.mark.parametrize("a, b, published_ratio, direction, size", [
@@ -89,7 +90,7 @@ def _cell(values: list[float], point: str = "warm", metric: str = "rps", app: st
     ([10.9, 11, 11.1], [10, 10, 10], 1.1, ratios.HELD, ratios.SIZE_WITHIN),  # a tight interval inside the band
 ])
 def test_verdicts_have_a_direction_and_a_size(a, b, published_ratio, direction, size):
-    r = ratios.ratio_of(_cell(a), _cell(b), published_ratio)
+    r = ratios.ratio_of(_cell(a), _cell(b), published_ratio, in_rounds=True)
     assert (r.direction, r.size) == (direction, size)
     assert r.size_factor == pytest.approx(r.measured / published_ratio)
     assert (f"{r.size_factor:.2f}x" in r.size_text())

@@ -20,7 +20,8 @@ KNOWN_METRICS = {"artifact_mb", "build_s", "ttfr_ms", "framework_start_ms", "rea
 
 
 def cell(values: list[float], flags: set[str] | None = None, metric: str = "rps") -> Cell:
-    return Cell("a", "jvm", "sweep", "p", metric, "x", values, stats.summarize(values), flags or set())
+    return Cell("a", "jvm", "sweep", "p", metric, "x", values, stats.summarize(values), flags or set(),
+                repeats=list(range(len(values))))
 
 
 def test_published_data_is_consistent():
@@ -41,13 +42,30 @@ def test_published_data_is_consistent():
     ([5, 5, 5], [10, 10, 10], 0.4, ratios.HELD),
 ])
 def test_ratio_verdicts_come_from_the_interval_of_the_launches(a, b, published_ratio, verdict):
-    r = ratios.ratio_of(cell(a), cell(b), published_ratio)
+    r = ratios.ratio_of(cell(a), cell(b), published_ratio, in_rounds=True)
     assert r.verdict == verdict
     assert r.measured == pytest.approx(stats.median(a) / stats.median(b))
     eps = 1e-9
     assert r.low - eps <= r.measured <= r.high + eps
     # a 95 % interval, not the widest range: inside [min(a)/max(b), max(a)/min(b)] for these values
     assert min(a) / max(b) - eps <= r.low and r.high <= max(a) / min(b) + eps
+
+
+def test_launches_not_in_rounds_are_never_paired_by_their_numbers():
+    a, b = cell([20, 21, 22]), cell([10, 11, 12])
+    paired, unpaired = ratios.interval_of(a, b, in_rounds=True), ratios.interval_of(a, b, in_rounds=False)
+    assert paired.paired and not unpaired.paired
+    # the same values, judged as two independent samples, give a wider interval than pairs would
+    assert unpaired.high / unpaired.low > paired.high / paired.low
+
+
+def test_a_value_without_a_round_of_its_own_is_never_paired_by_position():
+    a = cell([20, 21, 22])
+    shifted = Cell("b", "jvm", "steady", "p", "rps", "x", [10, 11, 12], stats.summarize([10, 11, 12]), set(),
+                   repeats=[1, 1, 2])
+    assert a.by_repeat() == {0: 20, 1: 21, 2: 22}
+    assert shifted.by_repeat() == {2: 12} and shifted.unpairable() == 2
+    assert not ratios.interval_of(a, shifted, in_rounds=True).paired
 
 
 def test_a_single_value_a_side_falls_back_to_the_range_the_values_allow():
@@ -62,7 +80,7 @@ def test_a_single_value_a_side_falls_back_to_the_range_the_values_allow():
     ([16.0, 25.0, 20.0, 31.0], ratios.SIZE_UNDECIDED),  # about 2x, but the interval reaches past 2.5x
 ])
 def test_size_is_judged_on_the_whole_interval(a, size):
-    r = ratios.ratio_of(cell(a), cell([10.0, 10.0, 10.0, 10.0]), 2.0)
+    r = ratios.ratio_of(cell(a), cell([10.0, 10.0, 10.0, 10.0]), 2.0, in_rounds=True)
     assert r.size == size
     if size == ratios.SIZE_UNDECIDED:
         assert "undecided" in r.size_text()

@@ -25,7 +25,7 @@ from perflab import ratios_ci, stats
 from perflab.report.published import (CLAIMS, NOT_TRANSCRIBED, RT2019_BUDGET_MB, Claim, Where, claim, projection,
                                        target_of)
 from perflab.report.tables import cell_order, fmt_published, fmt_value
-from perflab.results import Cell, RunView
+from perflab.results import Cell, RunView, launch_interval
 
 HELD, NOT_HELD, UNCLEAR, NO_RATIO = "held", "did not hold", "unclear", "no ratio"
 SIZE_WITHIN, SIZE_OFF, SIZE_UNDECIDED = "within", "off", "undecided"
@@ -179,14 +179,14 @@ def missing_reason(view: RunView, claim: Claim, target: str) -> str:
 
 # --- ratios ------------------------------------------------------------------------------------
 
-def ratio_of(a: Cell, b: Cell, published: float | None) -> Ratio:
+def ratio_of(a: Cell, b: Cell, published: float | None, in_rounds: bool = False) -> Ratio:
     """a / b measured, with its spread and whether the published ratio's side of 1 held."""
     sa, sb = a.summary, b.summary
     if sb.median <= 0 or sa.median < 0:
         return Ratio(published, None, None, None, NO_RATIO, "a median is zero or negative: no ratio")
     measured = sa.median / sb.median
     low = high = None
-    ci = interval_of(a, b)
+    ci = interval_of(a, b, in_rounds)
     if ci is not None:
         low, high = ci.low, ci.high
     elif sb.min > 0 and sa.min >= 0:
@@ -201,12 +201,12 @@ def ratio_of(a: Cell, b: Cell, published: float | None) -> Ratio:
     return Ratio(published, measured, low, high, verdict, why, size, factor)
 
 
-def interval_of(a: Cell, b: Cell) -> ratios_ci.RatioInterval | None:
+def interval_of(a: Cell, b: Cell, in_rounds: bool = True) -> ratios_ci.RatioInterval | None:
     """The 95 % interval of a / b from the cells' launch-level values, paired by repeat number when
-    both have them (None with fewer than two values a side)."""
+    the launches ran in rounds (None with fewer than two values a side)."""
     if a.summary.n < 2 or b.summary.n < 2 or min(a.values + b.values) <= 0:
         return None
-    return ratios_ci.interval(a.by_repeat(), b.by_repeat())
+    return launch_interval(a, b, in_rounds)
 
 
 def size_of(published: float | None, measured: float, tolerance: float = SIZE_TOLERANCE, *,
@@ -252,7 +252,7 @@ def evaluate(view: RunView, claim: Claim) -> ClaimResult:
         if label != base_label and claim.has_baseline():
             published_ratio = claim.published_ratio(label)
             if measured and base:
-                row.ratio = ratio_of(measured.cell, base.cell, published_ratio)
+                row.ratio = ratio_of(measured.cell, base.cell, published_ratio, view.in_rounds(measured.cell))
             else:
                 side = target if not measured else target_of(base_label)
                 row.ratio = Ratio(published_ratio, None, None, None, NO_RATIO, f"{side} not measured")

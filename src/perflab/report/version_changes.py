@@ -88,9 +88,10 @@ class Verdict:
         return 100 * worse > threshold_pct
 
 
-def judge(older: dict[int, float], newer: dict[int, float], lower_is_better: bool) -> Verdict:
-    """The verdict on newer against older from their launch values by round (or launch) number."""
-    ci = ratios_ci.interval(newer, older)
+def judge(older: dict[int, float], newer: dict[int, float], lower_is_better: bool, in_rounds: bool = True) -> Verdict:
+    """The verdict on newer against older from their launch values by round (or launch) number;
+    paired only when the launches ran in rounds."""
+    ci = ratios_ci.interval(newer, older, in_rounds=in_rounds)
     if ci is None:
         return Verdict(TOO_FEW, None)
     if ci.low > 1:
@@ -141,7 +142,7 @@ def changes(view: RunView) -> list[Change]:
             measured = [v for v in versions if f"{app}@{v}/{mode}" in cells]
             for old, new in zip(measured, measured[1:]):
                 a, b = cells[f"{app}@{old}/{mode}"], cells[f"{app}@{new}/{mode}"]
-                verdict = judge(a.by_repeat(), b.by_repeat(), headline.lower_is_better)
+                verdict = judge(a.by_repeat(), b.by_repeat(), headline.lower_is_better, view.in_rounds(a))
                 unequal = _unequal_load(offered, a, b) if headline.load_bound else ""
                 if unequal and verdict.verdict != TOO_FEW:
                     verdict = Verdict(UNEQUAL_LOAD, verdict.interval, unequal)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from perflab import apps, ratios_ci
+from perflab import apps
 from perflab.errors import LabError
 from perflab.report.tables import Table, by_point_table, by_target_table, count_range, fmt_value, points_in_order
 from perflab.report.tables import label as metric_label
-from perflab.results import Cell, RunView
+from perflab.results import Cell, RunView, launch_interval
 
 NOT_STEADY = "not steady"  # how the reason of a launch that never settled begins
 
@@ -159,7 +159,7 @@ def stability(view: RunView) -> list[str]:
     for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
         if a in by_target and b in by_target and by_target[b].summary.median > 0:
             ca, cb = by_target[a].summary, by_target[b].summary
-            ci = ratios_ci.interval(by_target[a].by_repeat(), by_target[b].by_repeat())
+            ci = launch_interval(by_target[a], by_target[b], view.in_rounds(by_target[a]))
             spread = (f"95 % interval {ci.low:.2f}-{ci.high:.2f}x ({ci.n} {'rounds, paired' if ci.paired else 'a side'})"
                       if ci else "one launch a side: no interval")
             lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x, {spread} (the Quarkus team's lab publishes "
