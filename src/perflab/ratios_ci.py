@@ -18,6 +18,7 @@ difference of logs, whose sampling distribution is close to symmetric where the 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import asdict, dataclass
 from typing import Any, Sequence
@@ -26,6 +27,17 @@ import numpy as np
 from scipy import stats as sps
 
 CONFIDENCE = 0.95
+
+
+@functools.lru_cache(maxsize=4096)
+def _t(q: float, df: float) -> float:
+    """Student's t quantile; cached, since the rounds ask for the same few again and again."""
+    return float(sps.t.ppf(q, df))
+
+
+@functools.lru_cache(maxsize=4096)
+def _chi2(q: float, df: float) -> float:
+    return float(sps.chi2.ppf(q, df))
 
 
 @dataclass(frozen=True)
@@ -37,6 +49,8 @@ class RatioInterval:
     paired: bool
     sd_log: float        # the standard deviation behind the interval, on the log scale (per pair or pooled)
     confidence: float = CONFIDENCE
+    df: float = 0.0      # the degrees of freedom of that spread (n - 1 paired, Welch's otherwise, more with a prior)
+    se_log: float = 0.0  # the standard error of ln(estimate): what a difference of two ratios is judged by
 
     @property
     def half_width(self) -> float:
@@ -55,18 +69,52 @@ def _clean(values: Sequence[float | None]) -> list[float]:
     return [float(v) for v in values if v is not None and v > 0 and math.isfinite(v)]
 
 
+@dataclass(frozen=True)
+class Prior:
+    """The round-to-round spread of a ratio's per-round log ratios known before a run: pooled from
+    earlier runs of the same method on the same machine (Kalibera and Jones dimension an experiment
+    from such a pilot). `df`: the degrees of freedom behind it (the sum of each run's rounds - 1)."""
+
+    sd_log: float
+    df: int
+    runs: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def pool(groups: Sequence[Sequence[float]]) -> Prior | None:
+    """The pooled spread of several runs' per-round log ratios: each run around its own mean (a run's
+    level may move between runs; its round-to-round spread is what is pooled). None without at
+    least one run of two rounds."""
+    used = [np.asarray(g, dtype=float) for g in groups if len(g) >= 2]
+    df = sum(len(g) - 1 for g in used)
+    if df < 1:
+        return None
+    ss = float(sum(((g - g.mean()) ** 2).sum() for g in used))
+    return Prior(math.sqrt(ss / df), df, len(used))
+
+
 def paired(a_by_round: dict[int, float], b_by_round: dict[int, float],
-           confidence: float = CONFIDENCE) -> RatioInterval | None:
-    """A / B from the rounds where both sides have a value (None with fewer than 2 such rounds)."""
+           confidence: float = CONFIDENCE, prior: Prior | None = None) -> RatioInterval | None:
+    """A / B from the rounds where both sides have a value (None with fewer than 2 such rounds).
+    With a `prior`, the spread is this run's pooled with the prior's (their degrees of freedom
+    added): a few rounds then give an interval as honest as the prior's history allows."""
     rounds = sorted(r for r in a_by_round if r in b_by_round and a_by_round[r] > 0 and b_by_round[r] > 0)
     if len(rounds) < 2:
         return None
     d = np.log([a_by_round[r] for r in rounds]) - np.log([b_by_round[r] for r in rounds])
     n = len(d)
     mean, sd = float(np.mean(d)), float(np.std(d, ddof=1))
-    t = float(sps.t.ppf(0.5 + confidence / 2, n - 1))
-    half = t * sd / math.sqrt(n)
-    return RatioInterval(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n, True, sd, confidence)
+    df = n - 1
+    if prior is not None and prior.df > 0:
+        sd = math.sqrt((prior.df * prior.sd_log ** 2 + df * sd ** 2) / (prior.df + df))
+        df += prior.df
+    t = _t(0.5 + confidence / 2, df)
+    se = sd / math.sqrt(n)
+    half = t * se
+    return RatioInterval(math.exp(mean), math.exp(mean - half), math.exp(mean + half), n, True, sd, confidence,
+                         float(df), se)
 
 
 def unpaired(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> RatioInterval | None:
@@ -79,19 +127,50 @@ def unpaired(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDE
     se = math.sqrt(va + vb)
     if se == 0:
         return RatioInterval(math.exp(diff), math.exp(diff), math.exp(diff), min(len(la), len(lb)), False, 0.0,
-                             confidence)
+                             confidence, float(len(la) + len(lb) - 2), 0.0)
     df = (va + vb) ** 2 / (va ** 2 / (len(la) - 1) + vb ** 2 / (len(lb) - 1))
-    half = float(sps.t.ppf(0.5 + confidence / 2, df)) * se
+    half = _t(0.5 + confidence / 2, df) * se
     pooled_sd = se * math.sqrt(min(len(la), len(lb)))
     return RatioInterval(math.exp(diff), math.exp(diff - half), math.exp(diff + half), min(len(la), len(lb)),
-                         False, pooled_sd, confidence)
+                         False, pooled_sd, confidence, float(df), se)
 
 
-def interval(a_by_round: dict[int, float], b_by_round: dict[int, float],
-             confidence: float = CONFIDENCE) -> RatioInterval | None:
-    """Paired by round where at least two rounds pair up, else unpaired over all launches."""
-    return paired(a_by_round, b_by_round, confidence) or unpaired(list(a_by_round.values()),
-                                                                  list(b_by_round.values()), confidence)
+def interval(a_by_round: dict[int, float], b_by_round: dict[int, float], confidence: float = CONFIDENCE, *,
+             in_rounds: bool = True, prior: Prior | None = None) -> RatioInterval | None:
+    """Paired by round where the launches ran in rounds and at least two rounds pair up, else
+    unpaired over all launches. Launches not run in rounds are never paired: two launches that
+    merely share a number were not close in time, and pairing them would claim a precision the
+    design did not buy."""
+    found = paired(a_by_round, b_by_round, confidence, prior) if in_rounds else None
+    return found or unpaired(list(a_by_round.values()), list(b_by_round.values()), confidence)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Two estimates of one ratio (two runs, or a run against the runs before it) set against each
+    other: the interval of their quotient, from the two standard errors (Welch's degrees of freedom)."""
+
+    estimate: float   # first / second
+    low: float
+    high: float
+
+    @property
+    def differs(self) -> bool:
+        return not self.low <= 1.0 <= self.high
+
+
+def difference(first: RatioInterval, second: RatioInterval, confidence: float = CONFIDENCE) -> Difference | None:
+    """Whether two intervals of one ratio disagree, judged by the interval of their difference on the
+    log scale, not by whether the two intervals overlap (two intervals of identical builds fail to
+    overlap far less often than 5 % of the time, and fail to contain each other's estimate far more)."""
+    if first.se_log <= 0 and second.se_log <= 0:
+        return None
+    v1, v2 = first.se_log ** 2, second.se_log ** 2
+    terms = [v ** 2 / df for v, df in ((v1, first.df), (v2, second.df)) if v > 0 and df > 0]
+    df = (v1 + v2) ** 2 / sum(terms) if terms else math.inf  # Welch-Satterthwaite
+    diff = math.log(first.estimate) - math.log(second.estimate)
+    half = _t(0.5 + confidence / 2, max(1.0, df)) * math.sqrt(v1 + v2)
+    return Difference(math.exp(diff), math.exp(diff - half), math.exp(diff + half))
 
 
 def settled(ci: RatioInterval | None, target: float, least: int) -> bool:
@@ -101,18 +180,75 @@ def settled(ci: RatioInterval | None, target: float, least: int) -> bool:
     return ci is not None and ci.n >= least and ci.half_width <= target
 
 
+UPPER = 0.80  # the spread's one-sided confidence that "about N rounds" plans for
+
+
+def sd_upper(sd_log: float, df: float, level: float = UPPER) -> float:
+    """An upper confidence limit of a spread measured with `df` degrees of freedom (chi-square):
+    from 2-4 rounds the point value is itself a guess, often half the true spread."""
+    if df <= 0:
+        return math.inf
+    return sd_log * math.sqrt(df / _chi2(1 - level, df))
+
+
 def rounds_needed(sd_log: float, target: float, confidence: float = CONFIDENCE, most: int = 1000,
-                  least: int = 2) -> int | None:
-    """Rounds whose paired interval would have a half-width of at most `target` (relative), if the
-    per-round log ratios keep the spread `sd_log`, and at least `least`; None when even `most`
-    rounds would not do."""
+                  least: int = 2, df: float | None = None, prior_df: int = 0) -> int | None:
+    """Rounds whose paired interval would have a half-width of at most `target` (relative), and at
+    least `least`; None when even `most` rounds would not do. With `df` (the degrees of freedom the
+    spread was measured with) the spread planned for is its 80 % upper limit, not the point value;
+    `prior_df`: degrees of freedom a prior adds to the interval's own."""
     if sd_log <= 0:
         return max(2, least)
+    sd = sd_upper(sd_log, df) if df is not None else sd_log
+    if not math.isfinite(sd):
+        return None
     goal = math.log1p(target)
     for n in range(max(2, least), most + 1):
-        if float(sps.t.ppf(0.5 + confidence / 2, n - 1)) * sd_log / math.sqrt(n) <= goal:
+        if _t(0.5 + confidence / 2, n - 1 + prior_df) * sd / math.sqrt(n) <= goal:
             return n
     return None
+
+
+@dataclass(frozen=True)
+class BetweenRuns:
+    """How much a ratio's estimate moves from run to run beyond what each run's own interval allows
+    (the third level: the host, page cache, neighbours, the JIT's luck over a whole run)."""
+
+    runs: int
+    sd_log: float        # between-run standard deviation of ln(estimate), beyond the runs' own errors
+    mean_log: float      # the runs' mean ln(estimate)
+    spread_log: float    # the sd of the runs' ln(estimates), as observed
+
+    def widened(self, ci: RatioInterval, confidence: float = CONFIDENCE) -> tuple[float, float]:
+        """The interval to expect of the next run's estimate: the run's own error and the between-run
+        variance together (t with the runs' degrees of freedom, the cautious side)."""
+        t = _t(0.5 + confidence / 2, max(1, self.runs - 1))
+        half = t * math.sqrt(ci.se_log ** 2 + self.sd_log ** 2)
+        centre = math.log(ci.estimate)
+        return math.exp(centre - half), math.exp(centre + half)
+
+    def expects(self, estimate: float, se_log: float, confidence: float = CONFIDENCE) -> tuple[float, float]:
+        """Where a new run's estimate may fall given these runs: their mean, its uncertainty, the
+        between-run spread and the new run's own error."""
+        t = _t(0.5 + confidence / 2, max(1, self.runs - 1))
+        half = t * math.sqrt(self.spread_log ** 2 * (1 + 1 / self.runs) + se_log ** 2)
+        return math.exp(self.mean_log - half), math.exp(self.mean_log + half)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def between_runs(intervals: Sequence[RatioInterval]) -> BetweenRuns | None:
+    """From at least three runs' intervals of one ratio: the between-run variance, the observed
+    variance of their log estimates less the mean of their own squared standard errors (a
+    random-effects estimate by moments; zero when the runs agree better than their errors say)."""
+    used = [ci for ci in intervals if ci is not None and ci.estimate > 0]
+    if len(used) < 3:
+        return None
+    logs = np.log([ci.estimate for ci in used])
+    spread = float(np.std(logs, ddof=1))
+    within = float(np.mean([ci.se_log ** 2 for ci in used]))
+    return BetweenRuns(len(used), math.sqrt(max(0.0, spread ** 2 - within)), float(np.mean(logs)), spread)
 
 
 @dataclass(frozen=True)

@@ -92,3 +92,63 @@ def test_two_levels_spends_intervals_where_the_variance_is():
     assert few.optimal_intervals is not None and few.optimal_intervals <= 3
     assert many.optimal_intervals is None or many.optimal_intervals > 20
     assert ratios_ci.two_levels([[1.0, 2.0]], 90, 1) is None
+
+
+def test_the_difference_of_two_identical_builds_ratios_differs_about_one_time_in_twenty():
+    """Two runs of the same build: overlap of the two intervals would call them 'different' far less
+    often than 5 %, and 'each estimate inside the other' far more; the interval of their quotient
+    errs about as often as its confidence says."""
+    rng = np.random.default_rng(7)
+    trials, differ, apart, not_within = 1500, 0, 0, 0
+    for _ in range(trials):
+        x = ratios_ci.paired(*_experiment(rng, 5, 1.4, own_cv=0.05, host_cv=0.1))
+        y = ratios_ci.paired(*_experiment(rng, 5, 1.4, own_cv=0.05, host_cv=0.1))
+        differ += ratios_ci.difference(x, y).differs
+        apart += x.high < y.low or y.high < x.low
+        not_within += not (x.contains(y.estimate) and y.contains(x.estimate))
+    assert 0.03 <= differ / trials <= 0.07
+    assert apart / trials < 0.02 and not_within / trials > 0.10
+
+
+def test_a_real_difference_between_runs_is_found():
+    rng = np.random.default_rng(8)
+    x = ratios_ci.paired(*_experiment(rng, 6, 1.4, own_cv=0.02, host_cv=0.1))
+    y = ratios_ci.paired(*_experiment(rng, 6, 1.6, own_cv=0.02, host_cv=0.1))
+    d = ratios_ci.difference(y, x)
+    assert d.differs and d.low > 1.0 and d.estimate == pytest.approx(y.estimate / x.estimate)
+
+
+def test_a_prior_pools_its_spread_and_narrows_a_short_runs_interval():
+    rng = np.random.default_rng(9)
+    history = [list(rng.normal(0.3, 0.04, 5)) for _ in range(4)]
+    prior = ratios_ci.pool(history)
+    assert prior.df == 16 and prior.runs == 4 and 0.02 < prior.sd_log < 0.06
+    # each run around its own mean: a level that moved between runs is not spread within them
+    shifted = ratios_ci.pool([[x + 0.5 * i for x in run] for i, run in enumerate(history)])
+    assert shifted.sd_log == pytest.approx(prior.sd_log)
+    a, b = _experiment(rng, 3, 1.4, own_cv=0.03, host_cv=0.1)
+    alone, pooled = ratios_ci.paired(a, b), ratios_ci.paired(a, b, prior=prior)
+    assert pooled.df == alone.df + 16 and pooled.estimate == alone.estimate
+    assert pooled.half_width < alone.half_width
+
+
+def test_the_rounds_to_plan_use_the_spreads_upper_limit_when_it_came_from_few_rounds():
+    assert ratios_ci.sd_upper(0.05, 2) > 2 * ratios_ci.sd_upper(0.05, 60) / 1.5 > 0.05
+    point = ratios_ci.rounds_needed(0.05, 0.05)
+    assert ratios_ci.rounds_needed(0.05, 0.05, df=2) > point
+    assert ratios_ci.rounds_needed(0.05, 0.05, df=200) <= point + 1
+
+
+def test_between_runs_the_spread_beyond_each_runs_own_error_widens_what_to_expect():
+    rng = np.random.default_rng(10)
+    # each run's level moves by sd 0.05 (log) beyond its own rounds' error
+    runs = [ratios_ci.paired(*_experiment(rng, 6, 1.4 * math.exp(rng.normal(0, 0.05)), own_cv=0.01, host_cv=0.05))
+            for _ in range(8)]
+    between = ratios_ci.between_runs(runs)
+    assert 0.02 < between.sd_log < 0.1 and between.runs == 8
+    low, high = between.widened(runs[-1])
+    assert low < runs[-1].low and high > runs[-1].high
+    assert ratios_ci.between_runs(runs[:2]) is None
+    # runs that agree within their own errors leave nothing between them
+    same = [ratios_ci.paired(*_experiment(rng, 6, 1.4, own_cv=0.05, host_cv=0.05)) for _ in range(3)]
+    assert ratios_ci.between_runs(same).sd_log < 0.05

@@ -21,7 +21,7 @@ import statistics
 from dataclasses import dataclass, field
 from html import escape
 
-from perflab import stats
+from perflab import ratios_ci, stats
 from perflab.errors import LabError
 from perflab.report import findings
 from perflab.report.chance import Chance
@@ -239,8 +239,9 @@ def host_lines(a: RunView, b: RunView) -> list[str]:
 
 
 def ratio_lines(a: RunView, b: RunView) -> list[str]:
-    """Each headline ratio in both runs with its 95 % interval, and whether they agree (each run's
-    estimate lies within the other's interval)."""
+    """Each headline ratio in both runs with its 95 % interval, and whether the runs differ: judged by
+    the 95 % interval of the quotient of the two estimates (ratios_ci.difference), not by whether two
+    intervals overlap, whose error rate is not the 5 % each interval promises."""
     found_b = {(r.numerator, r.denominator, r.what): r for r in findings.ratio_findings(b)}
     out = []
     for ra in findings.ratio_findings(a):
@@ -248,9 +249,12 @@ def ratio_lines(a: RunView, b: RunView) -> list[str]:
         if rb is None or ra.interval is None or rb.interval is None:
             continue
         ia, ib = ra.interval, rb.interval
-        agree = ia.contains(ib.estimate) and ib.contains(ia.estimate)
-        overlap = ia.low <= ib.high and ib.low <= ia.high
-        verdict = "agree" if agree else "overlap only" if overlap else "DIFFER"
+        d = ratios_ci.difference(ib, ia)
+        if d is None:
+            verdict = "no spread to judge by"
+        else:
+            verdict = (f"B / A {d.estimate:.3f} [{d.low:.3f}-{d.high:.3f}]: "
+                       + ("DIFFER (the interval of the difference excludes 1)" if d.differs else "agree (within noise)"))
         out.append(f"ratio: {ra.numerator} / {ra.denominator} {ra.what}: A {ia.estimate:.2f}x [{ia.low:.2f}-"
                    f"{ia.high:.2f}], B {ib.estimate:.2f}x [{ib.low:.2f}-{ib.high:.2f}]: {verdict}")
     return out
