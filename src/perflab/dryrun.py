@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
-from perflab import environment, isolate, preflight, runner
+from perflab import environment, isolate, preflight, rounds, run_history, runner
 from perflab.errors import LabError
 from perflab.plan import Plan
 from perflab.progress import Step, fmt_duration, step_kind
@@ -67,6 +67,8 @@ class Cost:
     added_rounds: int = 0  # rounds added to settle a ratio in earlier runs here (in the estimate)
     chasing: bool = False  # steady is counted in every planned round: the case where its ratios do not settle
     rounds_from_launches: bool = False  # the rounds' launches estimated from what they took here
+    upper_s: float = 0.0   # the whole run if every round up to max_rounds runs
+    settling: list[str] = field(default_factory=list)  # how each headline ratio's rounds are planned
 
     @property
     def total_s(self) -> float:
@@ -130,9 +132,45 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
     # rounds added to settle a ratio: as many as the earlier runs of this plan and method here added
     added = [Part(f"round {n}", earlier[f"round {n}"], True) for n in range(rounds + 1, rounds + extra + 1)
              if f"round {n}" in earlier and f"round {n}" not in done]
-    return Cost(plan.name, costs, builds, rounds, sum(p.seconds for p in round_parts + added), extra,
+    cost = Cost(plan.name, costs, builds, rounds, sum(p.seconds for p in round_parts + added), extra,
                 dict(sorted(used.items())), plan["measured"], len(done), len(added), chasing,
                 bool(round_parts) and all(p.from_launches or p.measured for p in round_parts))
+    if round_parts and extra:
+        per_round = sum(p.seconds for p in round_parts) / len(round_parts)
+        cost.upper_s = cost.total_s + max(0, extra - len(added)) * per_round
+        budget = plan.settings("rounds").budget_min * 60
+        if budget > 0:  # no round starts that would end the run after the budget (counted after the builds)
+            cost.upper_s = max(cost.total_s, min(cost.upper_s, sum(b.seconds for b in builds) + budget))
+    cost.settling = settling_lines(plan, targets, store, method)
+    return cost
+
+
+def settling_lines(plan: Plan, targets: list[runner.Target], store: Store, method: str) -> list[str]:
+    """How each headline ratio's rounds are planned: from the spread earlier runs of this plan and
+    method on this machine measured (pooled, Kalibera and Jones), or, without them, the sequential
+    rule with its minimum for the target."""
+    cfg = plan.settings("rounds")
+    if cfg.target <= 0 or not cfg.interleave:
+        return []
+    able = [t for t in targets if not t.unavailable]
+    try:
+        pairs = rounds.headline_pairs(cfg, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in able])
+    except ValueError:
+        return []
+    known = run_history.load_for(store, plan.name, method, os.uname().nodename)
+    out = []
+    for p in pairs:
+        prior = known.prior(p.label)
+        least = rounds.least_rounds(cfg.target, prior, cfg.min_rounds)
+        if prior is None:
+            out.append(f"{p.label}: no earlier run of this plan and method here: rounds are added one at a time "
+                       f"until +-{cfg.target:.0%}, and it counts as settled from {least} rounds")
+            continue
+        planned = rounds.planned_from_prior(cfg.target, prior, least, cfg.max_rounds)
+        out.append(f"{p.label}: planned at {planned} rounds from {prior.runs} earlier run(s) here (round-to-round "
+                   f"sd {prior.sd_log:.3f}, {prior.df} degrees of freedom, pooled into its interval); settled "
+                   f"from {least} rounds")
+    return out
 
 
 def _basis(cost: Cost) -> str:
@@ -179,6 +217,10 @@ def render(cost: Cost, short: bool = False) -> str:
                      + (" (steady in each until its ratios settle: less if they settle sooner)" if cost.chasing else "")
                      + (f"; up to {cost.max_extra_rounds} more while a headline ratio is not settled"
                         if cost.max_extra_rounds else ""))
+        if cost.max_extra_rounds and cost.upper_s > cost.total_s:
+            lines.append(f"  at most {fmt_duration(cost.upper_s)} if no headline ratio settles: every round up to "
+                         f"the plan's max_rounds ({cost.rounds + cost.max_extra_rounds}) or its time budget")
+        lines += [f"  {x}" for x in cost.settling]
     return "\n".join(lines)
 
 

@@ -20,6 +20,7 @@ Pure logic here (settings, order, headline ratios, the stopping rule); the runne
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,15 +40,17 @@ class RoundSettings(Settings):
                         ge=0)
     target: float = setting(0.05, "add rounds until every headline ratio's 95 % interval is within +- this of it "
                                   "(0: the plan's launches only)", "ratio", ge=0, lt=1)
-    min_rounds: int = setting(5, "a headline ratio counts as settled only from this many paired rounds: with fewer, "
-                                 "its spread comes from too few values, and stopping at the first narrow interval "
-                                 "keeps rounds that agreed by chance", "rounds", ge=2)
+    min_rounds: int = setting(0, "a headline ratio counts as settled only from this many paired rounds (0: from the "
+                                 "target and what this machine knows, see least_rounds): with too few, stopping at the "
+                                 "first narrow interval keeps rounds that agreed by chance", "rounds", ge=0)
     max_rounds: int = setting(10, "at most this many rounds in all (the plan's launches count)", "rounds", ge=1)
     budget_min: float = setting(0.0, "add no round that would end the run later than this many minutes after its "
                                      "first step (after the builds; 0: no budget)", "min", ge=0)
-    headline: list[str] = setting([], "the headline ratios as 'APP/MODE:APP/MODE' (empty: the first JVM app's main "
-                                      "mode against every other JVM app's main mode; with framework versions, each "
-                                      "version against the one before it)")
+    headline: list[str] = setting([], "the headline ratios as 'APP/MODE:APP/MODE', the ratios the rounds settle "
+                                      "(empty, or none of them in this run: the first JVM app's main mode against "
+                                      "every other JVM app's main mode; with framework versions, each version "
+                                      "against the one before it); the other app/modes launch in the planned "
+                                      "rounds only")
     canary: bool = setting(True, "time a fixed CPU-bound canary on the app's and the load side's CPUs before and "
                                  "after every launch (the host's own speed)")
     host_slow: float = setting(0.05, "a launch whose canary took more than this longer than the run's median is "
@@ -73,11 +76,13 @@ def headline_pairs(settings: RoundSettings, targets: list[tuple[str, bool, bool]
         pairs = []
         for text in settings.headline:
             num, _, den = text.partition(":")
-            if not den or num not in labels or den not in labels:
+            if not den or "/" not in num or "/" not in den:
                 raise ValueError(f"rounds.headline {text!r}: expected 'APP/MODE:APP/MODE' of this plan's "
                                  f"app/modes ({', '.join(labels)})")
-            pairs.append(Pair(num, den))
-        return pairs
+            if num in labels and den in labels:  # a named pair of apps left out of this run (--apps) is skipped
+                pairs.append(Pair(num, den))
+        if pairs:
+            return pairs
     upgrades = version_pairs(labels)
     if upgrades:  # an upgrade plan compares each version with the one before it
         return upgrades
@@ -141,6 +146,35 @@ def _williams(n: int) -> list[list[int]]:
     return square if n % 2 == 0 else square + [row[::-1] for row in square]
 
 
+# The largest round-to-round spread of ln(Quarkus / Spring Boot throughput) measured on a 2-core VM
+# (0.018 to 0.072 in three quick runs): what a run with no history of its own must assume it may have.
+SD_PLAUSIBLE = 0.072
+Z_COVER = 1.96      # a +-target interval should cover 95 % of the time even at that spread
+UPPER_PRIOR = 0.90  # the one-sided confidence of a prior's spread taken for the minimum
+
+
+def least_rounds(target: float, prior: ratios_ci.Prior | None = None, floor: int = 0) -> int:
+    """The rounds a ratio needs before it may count as settled to +-target. A run that stops at the
+    first narrow interval selects rounds whose spread came out small; the guard is a minimum at
+    which an interval of +-target would cover even if the true spread were as large as plausible:
+    the largest spread measured here without history, the prior's upper limit (90 %) with it. At
+    least 4 rounds without history (3 with: the prior carries the spread, the run checks it). A
+    plan's min_rounds, when set, is the floor."""
+    if target <= 0:
+        return max(2, floor)
+    sd = ratios_ci.sd_upper(prior.sd_log, prior.df, UPPER_PRIOR) if prior is not None else SD_PLAUSIBLE
+    need = math.ceil((Z_COVER * sd / math.log1p(target)) ** 2) if math.isfinite(sd) else 1000
+    return max(3 if prior is not None else 4, need, floor)
+
+
+def planned_from_prior(target: float, prior: ratios_ci.Prior, least: int, most: int) -> int:
+    """Rounds to plan before a run from its prior (Kalibera and Jones: dimension the experiment from
+    a pilot's variance, not from the run's own first rounds): enough that the pooled interval would
+    be within +-target at the prior's 80 % upper spread, and at least `least`; at most `most`."""
+    need = ratios_ci.rounds_needed(prior.sd_log, target, least=least, df=prior.df, prior_df=prior.df)
+    return min(most, need if need is not None else most)
+
+
 @dataclass
 class RatioState:
     pair: Pair
@@ -157,13 +191,18 @@ class RatioState:
 
 
 def ratio_states(pairs: list[Pair], values: dict[str, dict[int, float]], target: float,
-                 least: int = 2) -> list[RatioState]:
-    """`least`: the rounds a ratio needs before it can count as settled (the plan's min_rounds)."""
+                 least: int | dict[str, int] = 2,
+                 priors: dict[str, ratios_ci.Prior] | None = None) -> list[RatioState]:
+    """`least`: the rounds a ratio needs before it can count as settled (per pair label, or one for
+    all); `priors`: each pair's spread known from earlier runs, pooled into its interval."""
     out = []
     for pair in pairs:
-        ci = ratios_ci.interval(values.get(pair.numerator, {}), values.get(pair.denominator, {}))
-        needed = ratios_ci.rounds_needed(ci.sd_log, target, least=least) if ci is not None and target > 0 else None
-        out.append(RatioState(pair, ci, needed, least))
+        prior = (priors or {}).get(pair.label)
+        ci = ratios_ci.interval(values.get(pair.numerator, {}), values.get(pair.denominator, {}), prior=prior)
+        need_least = least.get(pair.label, 2) if isinstance(least, dict) else least
+        needed = (ratios_ci.rounds_needed(ci.sd_log, target, least=need_least, df=ci.df)
+                  if ci is not None and target > 0 else None)
+        out.append(RatioState(pair, ci, needed, need_least))
     return out
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from perflab import (api_checks, apps, doctor, environment, h2, isolate, postgres, preflight, ratios_ci, registry,
-                     resume, rounds, signals, stats)
+                     resume, rounds, run_history, signals, stats)
 from perflab.apps import version_builds
 from perflab.errors import AppFailed, LabError
 from perflab.probes import canary
@@ -700,8 +700,12 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     caps: dict[str, int | None] = {}
     ran: dict[str, Counter] = {label: Counter() for label in labels}  # launches per scenario
     design = earlier.get("design", "") if earlier else rounds.BALANCED  # a run resumed keeps its own
+    known = run_history.load(lab.store, lab.run_id) if cfg.target > 0 else run_history.History()
+    priors = {p.label: prior for p in pairs if (prior := known.prior(p.label)) is not None}
+    least = {p.label: rounds.least_rounds(cfg.target, priors.get(p.label), cfg.min_rounds) for p in pairs}
     record = {"seed": seed, "design": design, "orders": [], "headline": [p.label for p in pairs], "target": cfg.target,
-              "ended": "", "ended_why": "", "ratios": [], "round_s": [], "launches": []}
+              "ended": "", "ended_why": "", "ratios": [], "round_s": [], "launches": [], "least": least,
+              "history": _history_record(known, pairs, priors, cfg, least)}
     use_canary = cfg.canary and lab.placement.kind == LOCAL  # the canary times this machine's CPUs
     if use_canary:
         canary.ensure(log=lab.progress.message)
@@ -711,7 +715,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     for label in labels:
         caps[label] = _intervals_worth_measuring(plan, launched[label])[0]
     while True:
-        states_now = rounds.ratio_states(pairs, values, cfg.target, cfg.min_rounds)
+        states_now = rounds.ratio_states(pairs, values, cfg.target, least, priors)
         expected = {label: stats.mean(took[label]) if took[label] else sum(
             launch_estimate_s(plan, by_label[label], sc) for sc in round_scenarios(plan, by_label[label]))
             for label in labels if label not in failed}
@@ -779,7 +783,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
         for label in who:  # how long the next rounds measure each app/mode, from the variances so far
             caps[label], record.setdefault("two_levels", {})[label] = _intervals_worth_measuring(plan, launched[label])
         lab.progress.finish()
-    record["ratios"] = [s.to_dict() for s in rounds.ratio_states(pairs, values, cfg.target, cfg.min_rounds)]
+    record["ratios"] = [s.to_dict() for s in rounds.ratio_states(pairs, values, cfg.target, least, priors)]
     record["rounds"] = n
     env["rounds"] = record
     lab.store.update_environment(lab.run_id, env)
@@ -792,6 +796,20 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
             sc.after_launches(_context(lab, target, sc, state), ran[label][sc.name], failures[label])
     if use_canary:
         _flag_host_slow(lab, cfg)
+
+
+def _history_record(known: run_history.History, pairs: list[rounds.Pair], priors: dict[str, ratios_ci.Prior],
+                    cfg: rounds.RoundSettings, least: dict[str, int]) -> dict:
+    """What earlier runs of this plan, method and machine knew, stored with the run: each headline
+    ratio's earlier intervals, the prior pooled from their rounds and the rounds it plans."""
+    out: dict = {"runs": known.runs, "ratios": {}}
+    for p in pairs:
+        prior = priors.get(p.label)
+        out["ratios"][p.label] = {
+            "earlier": [x.to_dict() for x in known.ratios.get(p.label, [])],
+            "prior": prior.to_dict() if prior else None,
+            "planned": rounds.planned_from_prior(cfg.target, prior, least[p.label], cfg.max_rounds) if prior else None}
+    return out
 
 
 def _restore_rounds(lab: Lab, earlier: dict | None, record: dict, planned: int, values: dict, failures: dict,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from perflab import results
+from perflab import results, rounds, run_history, runner
 from perflab.report import compare, findings, markdown, summary
 from perflab.report.facts import RunExtras
 from perflab.store import Store
@@ -90,8 +90,8 @@ def test_launches_not_in_rounds_are_compared_unpaired_and_said_to_be_app_after_a
     view = _run(store, [20_000, 24_000], [12_000, 12_500], rounds_record=False)
     found = findings.findings(view)
     assert "app after app" in found.rounds
-    # the repeats still pair up by number: two launches a side give the paired interval
-    assert found.ratios[0].interval.n == 2
+    # launches that share a number were not close in time: never paired, Welch on the two samples
+    assert not found.ratios[0].interval.paired and found.ratios[0].interval.n == 2
 
 
 def test_compare_shows_the_canaries_and_whether_the_ratios_agree(store):
@@ -102,6 +102,81 @@ def test_compare_shows_the_canaries_and_whether_the_ratios_agree(store):
     host = [x for x in lines if x.startswith("host:")]
     assert host and "slower in B" in host[0] and "beyond 5 %" in host[0]
     [agree] = [x for x in lines if x.startswith("ratio:")]
-    assert agree.endswith("agree")
+    assert agree.endswith("agree (within noise)") and "B / A 1.0" in agree
     [differ] = [x for x in compare.header_lines(compare.compare_runs(a, far)) if x.startswith("ratio:")]
-    assert differ.endswith("DIFFER")
+    assert "DIFFER" in differ
+
+
+def _past(store: Store, estimate: float, host: str = "lab-host", method_env: dict | None = None,
+          status: str = "complete") -> str:
+    """A stored run whose rounds record holds Quarkus / Spring Boot per round around `estimate`."""
+    spring = [10_000, 10_400, 9_800, 10_100, 9_900]
+    wobble = [1.0, 1.02, 0.98, 1.01, 0.99]
+    quarkus = [s * estimate * w for s, w in zip(spring, wobble)]
+    launches = [{"round": n, "label": label, "value": v} for n, (q, s) in enumerate(zip(quarkus, spring), 1)
+                for label, v in (("quarkus/jvm", q), ("spring-boot/jvm", s))]
+    pairs = [rounds.Pair("quarkus/jvm", "spring-boot/jvm")]
+    values = {"quarkus/jvm": dict(enumerate(quarkus, 1)), "spring-boot/jvm": dict(enumerate(spring, 1))}
+    record = {"seed": 1, "orders": [], "launches": launches, "headline": [pairs[0].label],
+              "ratios": [s.to_dict() for s in rounds.ratio_states(pairs, values, 0.10)]}
+    run = store.begin_run(PLAN, {**ENV, **(method_env or {}), "hostname": host, "rounds": record})
+    store.finish_run(run, status)
+    return run
+
+
+def _now(store: Store, quarkus: list[float], spring: list[float]) -> results.RunView:
+    """A run whose rounds record says what the earlier runs of its plan, method and host knew, as the runner stores it."""
+    view = _run(store, quarkus, spring)
+    env = {**view.environment, "hostname": "lab-host"}
+    store.update_environment(view.id, env)
+    known = run_history.load(store, view.id)
+    pairs = [rounds.Pair("quarkus/jvm", "spring-boot/jvm")]
+    priors = {p.label: known.prior(p.label) for p in pairs if known.prior(p.label)}
+    least = {p.label: rounds.least_rounds(0.10, priors.get(p.label)) for p in pairs}
+    cfg = rounds.RoundSettings(target=0.10)
+    env["rounds"] = {**env["rounds"], "least": least,
+                     "history": runner._history_record(known, pairs, priors, cfg, least)}
+    store.update_environment(view.id, env)
+    return results.load(store, view.id)
+
+
+def test_earlier_runs_of_another_method_or_machine_or_unfinished_are_not_history(store):
+    kept = _past(store, 1.60)
+    _past(store, 1.60, host="other-host")
+    _past(store, 1.60, method_env={"cpu_model": "Another CPU"})
+    _past(store, 1.60, status="interrupted")
+    view = _now(store, [16_000, 16_300, 15_800], [10_000, 10_100, 9_900])
+    known = run_history.load(store, view.id)
+    assert known.runs == [kept]
+    assert known.prior("quarkus/jvm / spring-boot/jvm").df == 4
+
+
+def test_a_run_outside_what_the_earlier_runs_allow_says_so_first(store):
+    for estimate in (1.60, 1.62, 1.58):
+        _past(store, estimate)
+    agreeing = findings.findings(_now(store, [16_100, 16_500, 15_700], [10_000, 10_300, 9_800]))
+    assert not agreeing.warnings()
+    text = "\n".join(agreeing.lines())
+    assert "in the 3 earlier run(s)" in text and "expect the next run's estimate within" in text
+    assert "spread pooled with 3 earlier run(s)" in text
+    off = findings.findings(_now(store, [20_000, 20_600, 19_500], [10_000, 10_300, 9_800]))
+    lines = off.lines()
+    assert lines[1].startswith("  THIS RUN DISAGREES WITH THE EARLIER ONES") and "2.00x" in lines[1]
+
+
+def test_with_one_earlier_run_the_difference_of_the_two_decides(store):
+    _past(store, 1.60)
+    close = findings.findings(_now(store, [16_100, 16_500, 15_700], [10_000, 10_300, 9_800]))
+    assert not close.warnings()
+    far = findings.findings(_now(store, [20_000, 20_600, 19_500], [10_000, 10_300, 9_800]))
+    [warning] = far.warnings()
+    assert "AN EARLIER ONE" in warning and "excludes 1" in warning
+
+
+def test_not_steady_launches_get_a_ratio_of_their_own_beside_the_whole(store):
+    view = _run(store, [20_000, 20_200, 26_000, 20_100], [10_000, 10_050, 10_000, 10_020])
+    store.add_flag(view.id, "quarkus", "jvm", "steady", 3, "not-steady")
+    [ratio] = findings.findings(results.load(store, view.id)).ratios
+    assert ratio.steady_only is not None and ratio.steady_only.n == 3
+    assert ratio.steady_only.estimate < ratio.interval.estimate
+    assert "without the not-steady launches" in ratio.text()

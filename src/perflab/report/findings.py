@@ -4,7 +4,10 @@ fast the host itself was. The terminal summary ends with it; the HTML and Markdo
 with it.
 
 A ratio is judged from the launch-level values (perflab.ratios_ci): paired by round when the
-launches ran in rounds (each launch's repeat number is its round), else Welch on the two samples.
+launches ran in rounds (each launch's repeat number is its round), else Welch on the two samples;
+with the spread that earlier runs of the same method on this machine measured pooled in, when the
+run had such a prior. Each ratio is set beside those earlier runs: an estimate outside what they
+allow is said first, and from three runs on the interval to expect of the next run is given.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from perflab import ratios_ci, rounds
+from perflab import ratios_ci, rounds, run_history
 from perflab.report.charts import Axis, Chart, Point, Series, line_chart
-from perflab.results import Cell, RunView
+from perflab.results import Cell, RunView, launch_interval
 from perflab.scenarios.steady_report import PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, headline_cells, runs_on_jvm
 
 DEFAULT_TARGET = 0.05
@@ -31,6 +34,10 @@ class RatioFinding:
     target: float
     per_round: list[tuple[int, float]] = field(default_factory=list)
     least: int = 2            # rounds before a ratio can count as settled (the plan's min_rounds)
+    steady_only: ratios_ci.RatioInterval | None = None  # without the launches marked not-steady, when any were
+    dropped: int = 0          # launches left out of the pairing: their round was missing or repeated
+    earlier: list[tuple[str, ratios_ci.RatioInterval]] = field(default_factory=list)  # earlier runs' intervals
+    prior: ratios_ci.Prior | None = None
 
     @property
     def settled(self) -> bool:
@@ -38,7 +45,10 @@ class RatioFinding:
 
     @property
     def rounds_needed(self) -> int | None:
-        return ratios_ci.rounds_needed(self.interval.sd_log, self.target, least=self.least) if self.interval else None
+        if not self.interval:
+            return None
+        return ratios_ci.rounds_needed(self.interval.sd_log, self.target, least=self.least, df=self.interval.df,
+                                       prior_df=self.prior.df if self.prior else 0)
 
     def state(self) -> str:
         """Settled or not, and what it lacks."""
@@ -58,7 +68,63 @@ class RatioFinding:
                     f"(two launches a side are the least that give one)")
         ci = self.interval
         how = f"{ci.n} rounds, paired" if ci.paired else f"{ci.n}+ launches a side, unpaired"
-        return f"{name}: {ci.estimate:.2f}x, 95 % interval {ci.low:.2f}-{ci.high:.2f}x ({how}): {self.state()}"
+        if self.prior is not None and ci.paired:
+            how += f", spread pooled with {self.prior.runs} earlier run(s)"
+        text = f"{name}: {ci.estimate:.2f}x, 95 % interval {ci.low:.2f}-{ci.high:.2f}x ({how}): {self.state()}"
+        if self.steady_only is not None:
+            s = self.steady_only
+            text += (f"; without the not-steady launches {s.estimate:.2f}x [{s.low:.2f}-{s.high:.2f}] "
+                     f"({s.n} {'rounds' if s.paired else 'launches a side'})")
+        if self.dropped:
+            text += (f"; not paired by round: {self.dropped} launch value(s) have a round number missing or "
+                     f"repeated (Welch on all launches instead)")
+        return text
+
+    @property
+    def between(self) -> ratios_ci.BetweenRuns | None:
+        """The between-run spread from the earlier runs and this one (None before three runs)."""
+        if self.interval is None:
+            return None
+        return ratios_ci.between_runs([ci for _, ci in self.earlier] + [self.interval])
+
+    def against_earlier(self) -> str:
+        """Whether this run's estimate lies where the earlier runs of its plan, method and machine
+        allow: from three earlier runs, their mean, spread and this run's own error; with fewer,
+        the interval of the difference from each (ratios_ci.difference). Empty when it does."""
+        ci = self.interval
+        if ci is None or not self.earlier:
+            return ""
+        name = f"{self.numerator} / {self.denominator} {self.what}"
+        before = ratios_ci.between_runs([x for _, x in self.earlier])
+        if before is not None:
+            low, high = before.expects(ci.estimate, ci.se_log)
+            if low <= ci.estimate <= high:
+                return ""
+            return (f"THIS RUN DISAGREES WITH THE EARLIER ONES: {name} {ci.estimate:.2f}x lies outside "
+                    f"{low:.2f}-{high:.2f}x, where {len(self.earlier)} earlier runs of this plan and method on this "
+                    f"machine put the next run's estimate (95 %)")
+        apart = [(run, x, d) for run, x in self.earlier if (d := ratios_ci.difference(ci, x)) is not None and d.differs]
+        if not apart:
+            return ""
+        run, x, d = apart[0]
+        return (f"THIS RUN DISAGREES WITH AN EARLIER ONE: {name} {ci.estimate:.2f}x against {x.estimate:.2f}x "
+                f"[{x.low:.2f}-{x.high:.2f}] in run {run}: their quotient {d.estimate:.2f} [{d.low:.2f}-{d.high:.2f}] "
+                f"excludes 1" + (f" ({len(apart)} of {len(self.earlier)} earlier runs differ)" if len(apart) > 1 else ""))
+
+    def history_text(self) -> str:
+        """This ratio beside the earlier runs, and the interval to expect of the next run."""
+        ci = self.interval
+        if ci is None or not self.earlier:
+            return ""
+        past = ", ".join(f"{x.estimate:.2f}x [{x.low:.2f}-{x.high:.2f}]" for _, x in self.earlier[-4:])
+        text = (f"{self.numerator} / {self.denominator} {self.what} in the {len(self.earlier)} earlier run(s) of this "
+                f"plan and method on this machine: {past}")
+        between = self.between
+        if between is not None:
+            low, high = between.widened(ci)
+            text += (f"; between runs the estimate moves by sd {between.sd_log:.3f} (log) beyond each run's own "
+                     f"error, so expect the next run's estimate within {low:.2f}-{high:.2f}x ({between.runs} runs)")
+        return text
 
 
 @dataclass
@@ -72,11 +138,16 @@ class Findings:
     published: str            # a published figure beside the headline, with the differences stated
     levels: list[str] = field(default_factory=list)  # where the variance is: launches or intervals
 
+    def warnings(self) -> list[str]:
+        """What must be read before the ratios: an estimate the earlier runs do not allow."""
+        return [w for r in self.ratios if (w := r.against_earlier())]
+
     def notes(self) -> list[str]:
-        return [x for x in (self.rounds, *self.levels, self.host, *self.advice, self.published) if x]
+        across = [t for r in self.ratios if (t := r.history_text())]
+        return [x for x in (*across, self.rounds, *self.levels, self.host, *self.advice, self.published) if x]
 
     def lines(self) -> list[str]:
-        out = ["what this run found", f"  conditions: {self.conditions}"]
+        out = ["what this run found", *(f"  {w}" for w in self.warnings()), f"  conditions: {self.conditions}"]
         out += [f"  {r.text()}" for r in self.ratios]
         out += [f"    {line}" for line in self.behind]
         out += [f"  {x}" for x in self.notes()]
@@ -98,9 +169,19 @@ def _target(view: RunView) -> float:
     return rounds.get("target") or DEFAULT_TARGET
 
 
-def _least(view: RunView) -> int:
-    """The rounds a ratio needed to count as settled in this run (2 for runs stored before min_rounds)."""
-    return (view.plan.get("rounds") or {}).get("min_rounds") or 2
+def _least(view: RunView, label: str) -> int:
+    """The rounds a ratio needed to count as settled in this run: as the rounds recorded it, else the
+    plan's min_rounds (2 for runs stored before min_rounds)."""
+    recorded = ((view.environment.get("rounds") or {}).get("least") or {}).get(label)
+    return recorded or (view.plan.get("rounds") or {}).get("min_rounds") or 2
+
+
+def _known(view: RunView, label: str) -> tuple[ratios_ci.Prior | None, list[tuple[str, ratios_ci.RatioInterval]]]:
+    """The prior the rounds pooled into this ratio and the earlier runs' intervals, as stored with the run."""
+    known = (((view.environment.get("rounds") or {}).get("history") or {}).get("ratios") or {}).get(label) or {}
+    prior = ratios_ci.Prior(**known["prior"]) if known.get("prior") else None
+    earlier = [(e["run"], run_history.interval_from_dict(e["interval"])) for e in known.get("earlier") or []]
+    return prior, earlier
 
 
 def _conditions(view: RunView, cell: Cell | None) -> str:
@@ -111,10 +192,21 @@ def _conditions(view: RunView, cell: Cell | None) -> str:
     return f"{load}the app on {limits.get('cpus')} CPU(s) with {limits.get('memory_mb')} MB, {heap}"
 
 
-def _ratio(what: str, a: Cell, b: Cell, target: float, least: int) -> RatioFinding:
+def _ratio(view: RunView, what: str, a: Cell, b: Cell, target: float, *, pooled: bool = False) -> RatioFinding:
+    """One ratio of two cells. `pooled`: the ratio the rounds chased (steady's throughput), whose
+    interval pools the prior the run had and is set beside the earlier runs."""
+    in_rounds = view.in_rounds(a)
+    label = f"{a.target} / {b.target}"
+    prior, earlier = _known(view, label) if pooled else (None, [])
     ra, rb = ({r: v for r, v in c.by_repeat().items() if v > 0} for c in (a, b))
-    per_round = sorted((r, ra[r] / rb[r]) for r in ra if r in rb)
-    return RatioFinding(what, a.target, b.target, a, b, ratios_ci.interval(ra, rb), target, per_round, least)
+    per_round = sorted((r, ra[r] / rb[r]) for r in ra if r in rb) if in_rounds else []
+    found = RatioFinding(what, a.target, b.target, a, b, launch_interval(a, b, in_rounds, prior), target, per_round,
+                         _least(view, label) if pooled else _least(view, ""),
+                         dropped=a.unpairable() + b.unpairable() if in_rounds else 0, earlier=earlier, prior=prior)
+    bad = {r for c in (a, b) for r, flags in zip(c.repeats, c.value_flags) if "not-steady" in flags}
+    if bad:
+        found.steady_only = launch_interval(a, b, in_rounds, prior, keep=lambda r: r not in bad)
+    return found
 
 
 def _startup_cells(view: RunView, metric: str) -> dict[str, Cell]:
@@ -124,18 +216,18 @@ def _startup_cells(view: RunView, metric: str) -> dict[str, Cell]:
 def ratio_findings(view: RunView) -> list[RatioFinding]:
     steady = headline_cells(view)
     targets = list(steady) or list(_startup_cells(view, "ttfr_ms"))
-    target, least = _target(view), _least(view)
+    target = _target(view)
     out = []
     for a, b in _pairs(view, targets):
         if a in steady and b in steady:
             c = steady[a]
-            out.append(_ratio(f"throughput at {c.params.get('path')} c={c.params.get('connections')}", steady[a],
-                              steady[b], target, least))
+            out.append(_ratio(view, f"throughput at {c.params.get('path')} c={c.params.get('connections')}",
+                              steady[a], steady[b], target, pooled=True))
         for metric, what in (("ttfr_ms", "time to first response (warm)"),
                              ("rss_after_first_mb", "RSS after the first response (warm)")):
             cells = _startup_cells(view, metric)
             if a in cells and b in cells:
-                out.append(_ratio(what, cells[a], cells[b], target, least))
+                out.append(_ratio(view, what, cells[a], cells[b], target))
     return out
 
 
@@ -214,7 +306,9 @@ def _advice(view: RunView, ratios: list[RatioFinding]) -> list[str]:
             continue
         cost = f" (about {need * per_round / 60:.0f} min of rounds at this run's pace)" if per_round else ""
         out.append(f"to settle {r.numerator} / {r.denominator} to +-{r.target:.0%}: about {need} rounds{cost}, from "
-                   f"the round-to-round spread measured (sd of the log ratio {r.interval.sd_log:.3f})")
+                   f"the round-to-round spread measured (sd of the log ratio {r.interval.sd_log:.3f}, planned at its "
+                   f"80 % upper limit {ratios_ci.sd_upper(r.interval.sd_log, r.interval.df):.3f}: "
+                   f"{r.interval.df:.0f} degrees of freedom)")
     return out
 
 

@@ -1,0 +1,92 @@
+"""What earlier runs of the same plan, method and machine knew about each headline ratio: their
+round-to-round spread (pooled, the prior a new run plans its rounds from and pools into its
+interval) and their intervals (what a new run's estimate is set beside).
+
+Only runs that ended complete, with the same method hash (plan settings, CPU model, core count,
+JDKs, frameworks, drivers) and the same host name count: a run of another method or another
+machine measures something else. Read from each run's stored rounds record, so a report of a run
+shows what was known when it ran, whatever ran after it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from perflab import ratios_ci
+from perflab.store import Store
+
+
+@dataclass(frozen=True)
+class PastRatio:
+    run_id: str
+    interval: ratios_ci.RatioInterval
+    per_round_logs: list[float]   # ln(A / B) in each round where both launched
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run": self.run_id, "interval": self.interval.to_dict(), "per_round_logs": self.per_round_logs}
+
+
+@dataclass
+class History:
+    runs: list[str] = field(default_factory=list)             # earlier run ids, oldest first
+    ratios: dict[str, list[PastRatio]] = field(default_factory=dict)  # by pair label ("A / B")
+
+    def prior(self, label: str) -> ratios_ci.Prior | None:
+        return ratios_ci.pool([p.per_round_logs for p in self.ratios.get(label, [])])
+
+    def intervals(self, label: str) -> list[ratios_ci.RatioInterval]:
+        return [p.interval for p in self.ratios.get(label, [])]
+
+
+def interval_from_dict(d: dict[str, Any]) -> ratios_ci.RatioInterval:
+    """A stored interval; one stored before the standard error was kept gets it from its spread."""
+    n, paired = int(d["n"]), bool(d["paired"])
+    se = d.get("se_log") or (d["sd_log"] / math.sqrt(n) if n > 0 else 0.0)
+    df = d.get("df") or float(max(1, n - 1) if paired else max(1, 2 * n - 2))
+    return ratios_ci.RatioInterval(d["estimate"], d["low"], d["high"], n, paired, d["sd_log"],
+                                   d.get("confidence", ratios_ci.CONFIDENCE), float(df), float(se))
+
+
+def per_round_logs(record: dict, numerator: str, denominator: str) -> list[float]:
+    """ln(A / B) of each round of a stored rounds record where both app/modes gave a value."""
+    by_label: dict[str, dict[int, float]] = {}
+    for entry in record.get("launches") or []:
+        if entry.get("value"):
+            by_label.setdefault(entry["label"], {})[entry["round"]] = float(entry["value"])
+    a, b = by_label.get(numerator, {}), by_label.get(denominator, {})
+    return [math.log(a[r] / b[r]) for r in sorted(a) if r in b and a[r] > 0 and b[r] > 0]
+
+
+def load(store: Store, run_id: str, limit: int = 20) -> History:
+    """The complete runs before `run_id` of its plan, method and host (at most `limit`, the newest)."""
+    row = store.run(run_id)
+    if row is None:
+        return History()
+    host = json.loads(row["environment_json"] or "{}").get("hostname")
+    return load_for(store, row["plan_name"], row["method_hash"], host, row["started_at"], row["id"], limit)
+
+
+def load_for(store: Store, plan_name: str, method: str, host: str | None, before: float = math.inf,
+             exclude: str = "", limit: int = 20) -> History:
+    """The complete runs of a plan and method on `host` that started before `before`."""
+    rows = store.db.execute(
+        "SELECT id, environment_json FROM runs WHERE plan_name=? AND method_hash=? AND status='complete' "
+        "AND started_at < ? AND id != ? ORDER BY started_at DESC LIMIT ?",
+        (plan_name, method, before if math.isfinite(before) else 1e300, exclude, limit)).fetchall()
+    history = History()
+    for past in reversed(rows):
+        env = json.loads(past["environment_json"] or "{}")
+        record = env.get("rounds") or {}
+        if env.get("hostname") != host or not record:
+            continue
+        history.runs.append(past["id"])
+        for state in record.get("ratios") or []:
+            if not state.get("interval"):
+                continue
+            history.ratios.setdefault(state["ratio"], []).append(PastRatio(
+                past["id"], interval_from_dict(state["interval"]),
+                per_round_logs(record, state["numerator"], state["denominator"])))
+    return history
