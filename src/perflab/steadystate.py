@@ -6,7 +6,11 @@ The rule (documented in docs/method.md and stored with every figure):
   changes throughput by less than `max_trend` across the window; and whatever its significance,
   the fitted change across the window is no larger than `max_cv` (a noisy window can hide a
   climb of 15 % from the test, and its mean would then describe neither its start nor its end).
-  A JVM still compiling climbs steadily (a significant trend); one that has settled only jitters. For JVM modes the steady
+  A JVM still compiling climbs steadily (a significant trend); one that has settled only jitters.
+  The trend test alone cannot see a slow climb (ten 1 s intervals with 6 % noise leave +-14 % on
+  the change across the window, so +5 % per 10 s passes), so the window must also hold the level of
+  the window before it, judged as an equivalence: the 90 % interval of the difference of the two
+  windows' means lies within +-`max_step` (two one-sided tests at 5 %). For JVM modes the steady
   scenario adds the JIT's own state: its compile time per second must be below a limit too
   (throughput can look flat while the compiler still takes much of a one-CPU quota).
 - **Precise enough**: the 95 % confidence interval of the mean throughput over the measured
@@ -32,6 +36,7 @@ class Rule:
     max_cv: float = 0.10      # spread allowed within the window
     max_trend: float = 0.02   # relative change across the window a significant trend may still have
     precision: float = 0.02   # target: 95 % CI half-width relative to the mean
+    max_step: float = 0.075   # the last window's mean within this of the window before it (90 % interval)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -56,8 +61,8 @@ def _cv(values: Sequence[float]) -> float:
 
 def judge(values: Sequence[float], rule: Rule) -> Verdict:
     """Is the recent throughput steady? `values`: per-interval throughput, oldest first."""
-    if len(values) < max(3, rule.window):
-        return Verdict(False, None, None, None, f"fewer than {rule.window} intervals")
+    if len(values) < max(3, 2 * rule.window):
+        return Verdict(False, None, None, None, f"fewer than {2 * rule.window} intervals (two windows)")
     window = list(values[-rule.window:])
     mean = math.fsum(window) / len(window)
     cv = _cv(window)
@@ -75,7 +80,31 @@ def judge(values: Sequence[float], rule: Rule) -> Verdict:
         return Verdict(False, cv, trend, p, f"still {'rising' if trend > 0 else 'falling'} "
                                             f"({trend:+.1%} across the window, more than the "
                                             f"{rule.max_cv:.0%} spread allowed; p={p:.2f})")
-    return Verdict(True, cv, trend, p, f"spread {cv:.1%}, trend {trend:+.1%} (p={p:.2f})")
+    step = window_step(values[-2 * rule.window:-rule.window], window)
+    if step is None or not (-rule.max_step <= step[0] and step[1] <= rule.max_step):
+        low, high = step or (math.nan, math.nan)
+        return Verdict(False, cv, trend, p, f"not yet level with the window before: the step between them is "
+                                            f"{low:+.1%} to {high:+.1%} (90 %), beyond +-{rule.max_step:.1%}")
+    return Verdict(True, cv, trend, p, f"spread {cv:.1%}, trend {trend:+.1%} (p={p:.2f}), "
+                                       f"step {step[0]:+.1%} to {step[1]:+.1%}")
+
+
+def window_step(before: Sequence[float], after: Sequence[float]) -> tuple[float, float] | None:
+    """The 90 % interval of the relative change from one window's mean throughput to the next's
+    (Welch), the equivalence test of "level": both ends within the band is two one-sided tests at 5 %."""
+    if len(before) < 2 or len(after) < 2:
+        return None
+    mb, ma = math.fsum(before) / len(before), math.fsum(after) / len(after)
+    if mb <= 0:
+        return None
+    vb = math.fsum((v - mb) ** 2 for v in before) / (len(before) - 1) / len(before)
+    va = math.fsum((v - ma) ** 2 for v in after) / (len(after) - 1) / len(after)
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return (ma / mb - 1, ma / mb - 1)
+    df = (va + vb) ** 2 / ((va ** 2 / (len(after) - 1) if va else 0) + (vb ** 2 / (len(before) - 1) if vb else 0))
+    half = float(sps.t.ppf(0.95, df)) * se
+    return ((ma - mb - half) / mb, (ma - mb + half) / mb)
 
 
 @dataclass(frozen=True)

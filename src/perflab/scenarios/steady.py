@@ -68,10 +68,18 @@ class SteadySettings(Settings):
                                   "by 5-10 % at steady state: GC, the driver sharing a CPU with the DB)", "ratio", gt=0)
     max_trend: float = setting(0.02, "steady: a significant trend may change throughput this much across the window",
                                "ratio", gt=0)
+    max_step: float = setting(0.075, "steady: the last window's mean throughput within this of the window before it "
+                                    "(the 90 % interval of the difference: a slow climb the trend test cannot see)",
+                              "ratio", gt=0)
     max_jit_ms_per_s: float = setting(100.0, "steady (JVM modes): the JIT compiles at most this many ms a second "
                                              "(0: not checked)", "ms/s", ge=0)
     warmup_max_s: float = setting(120.0, "give up waiting for steady state after this (the point is marked)", "s",
                                   gt=0)
+    warmup_cycles: int = setting(0, "before the steady-state rule is watched, this many cycles of load and pause "
+                                    "(as the Quarkus team's lab warms up on few cores: the JIT's compiler threads "
+                                    "catch up in the pauses; 0: continuous load)", "cycles", ge=0)
+    cycle_load_s: int = setting(15, "one warm-up cycle's load", "s", ge=1)
+    cycle_pause_s: float = setting(15.0, "one warm-up cycle's pause", "s", ge=0)
     precision: float = setting(0.02, "measure until the 95 % CI of throughput is within +- this", "ratio", gt=0)
     measure_max_s: float = setting(60.0, "measure at most this long (the precision reached is stored)", "s", gt=0)
     open_loop_fraction: float = setting(0.0, "then an open-loop point at this fraction of the launch's steady "
@@ -90,7 +98,8 @@ class SteadySettings(Settings):
         return value
 
     def rule(self) -> Rule:
-        return Rule(window=self.window, max_cv=self.max_cv, max_trend=self.max_trend, precision=self.precision)
+        return Rule(window=self.window, max_cv=self.max_cv, max_trend=self.max_trend, precision=self.precision,
+                    max_step=self.max_step)
 
 
 def point_of(p: SteadyPoint) -> Point:
@@ -187,16 +196,30 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
         profiling.abandon()  # what the window did not stop: the primer, a failed launch's recording
 
 
+def _cycles(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int, run: PointRun, db) -> None:
+    """The warm-up's cycles of load and pause, when the plan asks for them (warmup_cycles)."""
+    cfg: SteadySettings = ctx.settings
+    for cycle in range(1, cfg.warmup_cycles + 1):
+        for _ in range(max(1, cfg.cycle_load_s // cfg.interval_s)):
+            inst.check_alive()
+            run.warmup.append(_interval(ctx, inst, p, "warmup", db))
+        ctx.progress.update(f"launch {launch} {label}: warm-up cycle {cycle}/{cfg.warmup_cycles}, "
+                            f"{run.warmup[-1].result.rps:,.0f} req/s, pause {cfg.cycle_pause_s:g}s")
+        time.sleep(cfg.cycle_pause_s)
+
+
 def _warm_and_measure(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int, run: PointRun,
                       rule: Rule, jvm_pid: int | None, jit: jvmstat.JitWatch, db: _DbClock,
                       profiling: profile.Window) -> PointRun:
     cfg: SteadySettings = ctx.settings
     started = time.monotonic()
+    _cycles(ctx, inst, p, label, launch, run, db)
+    watched_from = len(run.warmup)  # the rule judges the load after the cycles, not across their pauses
     while True:  # warm-up: until the last window is steady, or the maximum
         inst.check_alive()
         iv = _interval(ctx, inst, p, "warmup", db)
         run.warmup.append(iv)
-        verdict = judge([i.result.rps for i in run.warmup], rule)
+        verdict = judge([i.result.rps for i in run.warmup[watched_from:]], rule)
         compiling = jit.still_compiling(len(run.warmup)) if verdict.steady else ""
         elapsed = time.monotonic() - started
         why = compiling or verdict.why
