@@ -225,11 +225,11 @@ def cmd_run(args) -> int:
                        "file), --app-dir DIR, --app-jar/--app-cmd, or --resume RUN")
     # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
     only = (args.apps or None) if args.plan else (args.apps or [])
-    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir, args.versions), args=args)
+    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir, args.versions, args.aa), args=args)
 
 
 def cmd_quick(args) -> int:
-    return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir), args=args)
+    return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir, aa=args.aa), args=args)
 
 
 def _add_cost_options(parser) -> None:
@@ -242,9 +242,10 @@ def _add_cost_options(parser) -> None:
     parser.add_argument("--yes", action="store_true", help="run even when the estimate is above --max-hours")
 
 
-def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | None, versions: list[str] | None = None):
+def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | None, versions: list[str] | None = None,
+               aa: list[str] | None = None):
     """The plan, narrowed to some of the lab's apps (--apps), joined by the user's own (--app-dir),
-    with the framework versions of --versions."""
+    with the framework versions of --versions; with --aa, those apps against copies of themselves."""
     from perflab import plan
     from perflab.apps.versions import parse_cli
 
@@ -258,6 +259,13 @@ def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | Non
         data["app_dirs"] = [*data["app_dirs"], str(app.dir)]
     if versions:
         data["versions"] = {**data["versions"], **parse_cli(versions)}
+    if aa:
+        from perflab.targets import aa_headline
+
+        data["aa"] = list(aa)
+        data["apps"] = only_apps if only_apps is not None else list(aa)
+        data["rounds"] = {**data.get("rounds", {}), "headline": aa_headline(plan.validate(data, plan_obj.source,
+                                                                                         known_apps=known))}
     return plan.validate(data, plan_obj.source, known_apps=known) if data != plan_obj.data else plan_obj
 
 
@@ -326,6 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--apps", nargs="*", help="only these apps (default: all)")
     q.add_argument("--app-dir", action="append", metavar="DIR",
                    help="also measure your own app described by DIR/perflab.toml (repeatable)")
+    q.add_argument("--aa", action="append", metavar="APP",
+                   help="A/A check: APP against a copy of itself (the same build, named APP-aa) in the rounds, "
+                        "in place of the plan's apps; the interval of APP / APP-aa should exclude 1.00 in about "
+                        "5 %% of runs (repeatable; docs/method.md)")
     q.add_argument("--profile", action="store_true", help="profile CPU and allocations over steady's measured windows (plan profile.enabled; the figures are "
                         "marked profiled; docs/profiles.md)")
     _add_cost_options(q)
@@ -354,6 +366,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--ready-url", help="with --app-jar/--app-cmd: readiness URL (default: --url)")
     r.add_argument("--name", help="with --app-jar/--app-cmd: a name for the results")
     r.add_argument("--jdk", type=int, default=17, help="with --app-jar: the JDK to run it on (default 17)")
+    r.add_argument("--aa", action="append", metavar="APP",
+                   help="A/A check: APP against a copy of itself (the same build, named APP-aa) in the rounds, "
+                        "in place of the plan's apps; the interval of APP / APP-aa should exclude 1.00 in about "
+                        "5 %% of runs (repeatable; docs/method.md)")
     r.add_argument("--profile", action="store_true", help="profile CPU and allocations over steady's measured windows (plan profile.enabled; the figures are "
                         "marked profiled; docs/profiles.md)")
     r.add_argument("--resume", metavar="RUN", help="go on with an interrupted or failed run (its id, a prefix or 'last') "

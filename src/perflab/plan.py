@@ -72,6 +72,9 @@ def _top_level_fields() -> dict[str, Any]:
                                             "run beside the apps above")),
         "versions": (dict[str, list[str]], setting({}, "per app, the framework versions to build it against, each a "
                                                        "variant app@version (empty: each app's own version)")),
+        "aa": (list[str], setting([], "A/A check: each of these apps is also measured as a copy of itself, the same "
+                                      "build under the name APP-aa, launched in the rounds like any other app; the "
+                                      "headline is APP / APP-aa, whose true value is 1 (docs/method.md)")),
         "modes": (list[str], setting(["all"], "runtime modes to run, all, or main (each app's first mode)")),
         "scenarios": (list[str], setting(list(DEFAULT_SCENARIOS), "scenarios to run, in the lab's order")),
         "repeats": (int, setting(3, "measurements of each load point", "repeats", ge=1)),

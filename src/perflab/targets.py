@@ -4,7 +4,7 @@ which scenarios run on another app/mode instead (run_on)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +35,27 @@ class Target:
         return f"{self.app.name}/{self.mode}"
 
 
+AA_SUFFIX = "-aa"
+
+
+def aa_copy(app: apps.App) -> apps.App:
+    """The app under the name APP-aa, sharing its build: whatever differs between the two in a run
+    is the lab's own noise."""
+    return replace(app, name=app.name + AA_SUFFIX, copy_of=app.name, build_key=app.build_key)
+
+
+def aa_headline(plan: Plan, apps_root: Path | None = None) -> list[str]:
+    """The A/A pairs as rounds.headline entries: each app's main mode against its copy's."""
+    found = apps.discover(apps_root)
+    out = []
+    for name in plan["aa"]:
+        if name not in found:
+            raise LabError(f"--aa {name}: unknown app", fix=f"known apps: {', '.join(found)}")
+        main = next(iter(found[name].modes))
+        out.append(f"{name}/{main}:{name}{AA_SUFFIX}/{main}")
+    return out
+
+
 def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
     lab_apps = apps.discover(apps_root)
     # "all" means the apps that serve the contract: apps with an API of their own are named explicitly
@@ -52,7 +73,10 @@ def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
             modes = list(app.modes)
         else:  # "main": each app's first mode (JVM for the frameworks, native for the Go reference)
             modes = [m for m in app.modes if m in plan["modes"] or ("main" in plan["modes"] and m == next(iter(app.modes)))]
-        for variant in versions.expand(app, plan["versions"].get(name, [])):  # app@version per planned version
+        variants = versions.expand(app, plan["versions"].get(name, []))  # app@version per planned version
+        if name in plan["aa"]:  # the same build again under another name: an A/A pair
+            variants = [app, aa_copy(app)]
+        for variant in variants:
             for mode in modes:
                 targets.append(Target(variant, mode, apps.unavailable(variant, mode, plan["limits"]["jdk"] or None)))
     run_on.place(plan, targets)

@@ -109,6 +109,7 @@ class App:
     load_path: str = ""  # the path the plan's load goes to ("": the plan's own paths)
     db_server: str = DB_SERVERS[0]  # which of the lab's database servers the app is given (DB_URL, DB_USER, ...)
     versions: VersionSpec | None = None  # which build input carries the framework version (perflab.apps.versions)
+    copy_of: str = ""  # an A/A copy: the app whose build (and build cache) it shares under its own name
 
     @property
     def artifact_path(self) -> Path:
@@ -121,7 +122,8 @@ class App:
         if not mode.build:
             return self
         return replace(self, build_command=list(mode.build["command"]), artifact=mode.build["artifact"],
-                       build_jdk=mode.build.get("jdk", self.build_jdk), build_key=f"{self.name}@{mode_name}")
+                       build_jdk=mode.build.get("jdk", self.build_jdk),
+                       build_key=f"{self.copy_of or self.name}@{mode_name}")
 
     def mode(self, name: str) -> Mode:
         if name not in self.modes:
