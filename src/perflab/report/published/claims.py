@@ -275,7 +275,7 @@ KT2020_SOAK_POST = {"Spring": 2778.57}
 KT2020_REST_MB = {"Spring": 287.3, "Q-JVM": 97.34, "Q-native": 6.488}
 KT2020_MAX_MB = {"Spring": 601.5, "Q-JVM": 418.2, "Q-native": 282.5}
 KT2020_ARTIFACT_MB = {"Spring": 26.882397, "Q-JVM": 23.388866, "Q-native": 47.413896}
-# wrk's latency line of each run (ms): (Avg, Max); the blog's summary plots them, the text prints them
+# wrk's latency line of each run (ms): (Avg, Stdev, Max); the blog's summary plots them, the text prints them
 KT2020_LATENCY_MS = {
     "GET cold": {"Spring": (11.41, 45.57, 441.14), "Q-JVM": (15.57, 33.22, 343.49), "Q-native": (4.64, 2.15, 26.13)},
     "POST cold": {"Spring": (14.41, 46.06, 429.64), "Q-JVM": (22.45, 40.84, 387.82), "Q-native": (9.02, 2.99, 45.99)},
