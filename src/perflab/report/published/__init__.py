@@ -1,5 +1,5 @@
 """The three studies as data: their published figures (claims), RT-2019's full tables (curves),
-its AsciiDoc attributes (attributes) and 2048 MB table (projection), where they contradict themselves
+the figures its sentences print (attributes) and 2048 MB table (projection), where they contradict themselves
 and what could not be transcribed (conflicts), and the settings each one used (methods)."""
 
 from perflab.report.published.claims import (CLAIMS, COST_STUDY, PUBLISHED_SAVINGS, RT2019_BUDGET_MB, STUDIES, TARGETS,
