@@ -202,8 +202,10 @@ def test_a_plan_setting_changed_without_a_reduction_is_caught():
                                        ("lab2020", "limits.isolation"), ("lab2020", "sweep.driver"),
                                        ("lab2020", "devloop.steps"), ("lab2020", "devloop.extensions"),
                                        ("lab2020", "devloop.stream_library"),
+                                       ("lab2020", "memory.ramp"), ("lab2020", "sweep.paths"),
                                        ("rt2019", "startup.runs"), ("rt2019", "sweep.duration_s"),
-                                       ("kt2020", "kt2020load.launches")])
+                                       ("rt2019", "sweep.paths"), ("rt2019", "limits.cpus"),
+                                       ("kt2020", "kt2020load.launches"), ("kt2020", "limits.memory_mb")])
 def test_deviations_once_declared_only_in_prose_are_checked_against_the_plan(name, key):
     data = copy.deepcopy(plans.load(name).data)
     study = methods.STUDY_PLANS[name]
@@ -526,3 +528,78 @@ def test_what_is_listed_as_not_transcribed_does_not_claim_a_missing_source():
         assert "available here" not in n.why and "breaks off" not in n.why, n
     for c in published.CLAIMS:
         assert c.source, c.key  # where the study prints them
+
+
+# --- every setting a study is said to have used is in its text -----------------------------------
+
+_COUNT_WORDS = {1: ("one", "first"), 2: ("two", "second"), 3: ("three", "third")}
+
+
+def _states(value, passage: str) -> bool:
+    """Whether the passage's text shows the value: a number as printed (or in s, h, min or GB where
+    the plan keeps ms, s or MB, or a small count in words), each item of a list, and in words every
+    hyphenated name and capitalised name (a tool, a framework), and of a one-word value each part
+    between its hyphens."""
+    import re
+
+    if isinstance(value, list):
+        return all(_states(v, passage) for v in value)
+    if isinstance(value, (int, float)):
+        numbers = _numbers(passage)
+        return (any(math.isclose(value, n * scale) for n in numbers for scale in (1, 60, 1000, 1024, 3600))
+                or any(w in passage.lower().split() for w in _COUNT_WORDS.get(value, ())))
+    names = (re.findall(r"\w+(?:-\w+)+|\b[A-Z][a-z]+[A-Za-z]*\b", value) if " " in value
+             else [p for p in value.split("-") if p])
+    return all(n.lower() in passage.lower() for n in names)
+
+
+_SETTINGS = [(study, s) for study, settings in methods.METHODS.items() for s in settings]
+
+
+@pytest.mark.parametrize("study, setting", _SETTINGS, ids=[f"{st}:{s.key}" for st, s in _SETTINGS])
+def test_every_setting_given_as_the_studys_is_stated_in_its_text_at_its_passage(study, setting, study_text):
+    """A value the text does not state must be NOT_STATED (never a match): anything else names where
+    the text states it, and the value is read there."""
+    if setting.value == methods.NOT_STATED:
+        assert not setting.passage, "a setting the study does not state has no passage"
+        return
+    assert setting.passage, f"{setting.key}: the study's {setting.value!r} needs the passage that states it"
+    _found_in_order(_flat(study_text(study)), setting.passage)
+    assert _states(setting.value, " ".join(setting.passage)), (setting.key, setting.value)
+
+
+def test_a_match_the_text_does_not_state_fails_the_check(study_text):
+    """The check above catches the errata it was written for: a CPU count, a ramp and a tool the
+    texts never give, and a value read in the wrong place."""
+    rt, lab = _flat(study_text("RT-2019")), _flat(study_text("LAB-2020"))
+    with pytest.raises(AssertionError):
+        _found_in_order(rt, ("Test Application", "container with 32 CPUs"))
+    with pytest.raises(AssertionError):
+        _found_in_order(lab, ("a Jenkins-based environment to schedule the job", "Hyperfoil"))
+    assert not _states(2, "rampUp: users: \"{DRIVER_THREADS}\" duration: \"{RAMP_UP_DURATION}\"")
+    assert not _states(["-Xms32m", "-Xmx128m"], '"-Xms32m", "-Xmx64m", "-Xmn32m"')
+    assert not _states("Kafka Streams (quarkus-kafka-streams) and SmallRye (quarkus-smallrye-reactive-messaging)",
+                       "SCENARIO 4.1.2 quarkus-kafka-streams")
+    assert not _states("a Hyperfoil job scheduled by Jenkins", "a Jenkins-based environment to schedule the job")
+    assert _states(10800.0, "more than 3hrs") and _states(3, "First Run Second Run Third Run Median")
+
+
+@pytest.mark.parametrize("name", list(methods.STUDY_PLANS))
+def test_a_reduction_that_says_matched_names_only_settings_the_plan_follows_and_the_text_states(name):
+    data = plans.load(name).data
+    study = methods.STUDY_PLANS[name]
+    recorded = {s.key: s for s in methods.METHODS[study]}
+    for text in (r for r in data["reductions"] if "matched" in r):
+        for key, s in recorded.items():
+            if f"({key})" in text:
+                assert s.follows(methods.plan_value(data, key)) and s.passage, (key, text)
+
+
+@pytest.mark.parametrize("name", list(methods.STUDY_PLANS))
+def test_a_setting_the_study_does_not_state_is_never_shown_as_the_studys(name):
+    data = plans.load(name).data
+    _, lines = methods.against_study(data)
+    for s in methods.METHODS[methods.STUDY_PLANS[name]]:
+        if s.value == methods.NOT_STATED:
+            line = next(x for x in lines if x.startswith(f"{s.key}:"))
+            assert "study not stated" in line and not line.endswith("as the study"), line
