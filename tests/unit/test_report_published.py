@@ -603,3 +603,47 @@ def test_a_setting_the_study_does_not_state_is_never_shown_as_the_studys(name):
         if s.value == methods.NOT_STATED:
             line = next(x for x in lines if x.startswith(f"{s.key}:"))
             assert "study not stated" in line and not line.endswith("as the study"), line
+
+
+# --- the contradictions are the texts' --------------------------------------------------------
+
+@pytest.mark.parametrize("c", published.CONTRADICTIONS, ids=[c.key for c in published.CONTRADICTIONS])
+def test_every_quoted_wording_of_a_contradiction_is_in_its_studys_text(c, study_text):
+    import re
+
+    text = _flat(study_text(c.study))
+    quoted = [q for w in c.wordings for q in re.findall(r'"([^"]+)"', w)]
+    assert quoted, "a contradiction quotes the study's words"
+    assert [q for q in quoted if _flat(q) not in text] == []
+
+
+def test_lab_1_3s_rising_throughput_is_checked_against_its_table(study_text):
+    from perflab.report.published import curves
+
+    finding = {c.key: c for c in published.CONTRADICTIONS}["lab2020-1.3-rising"].finding()
+    counts = sorted(curves.LAB20_1_3_TABLE)
+    assert 10 not in counts and "none at 10" in finding
+    for i, label in enumerate(curves.LAB20_1_3_LABELS):
+        column = [curves.LAB20_1_3_TABLE[n][i] for n in counts if n <= 40]
+        fell = any(b < a for a, b in zip(column, column[1:]))
+        assert (f"{label} " in finding.split("falls for", 1)[1]) == fell, label
+
+
+def test_lab_3_2s_delay_and_speed_up_are_computed_from_its_runs():
+    from perflab.report.published import claims
+
+    by_key = {c.key: c for c in published.CONTRADICTIONS}
+    go = statistics.median(claims.LAB20_3_2_GO_RUNS) / 1000
+    assert go > 9.5 and f"median {go:.3f} s" in by_key["lab2020-3.2-delay"].finding()
+    ttfr = published.claim("lab2020-coldstart-ttfr")
+    speed = by_key["lab2020-3.2-speedup"].finding()
+    for native in (dict(ttfr.printed)["Q-native"], ttfr.value("Q-native")):
+        assert f"{ttfr.value('A') / native:.2f}x" in speed
+
+
+def test_kt2020s_mislabelled_post_script_is_in_the_jvm_section(study_text):
+    text = study_text("KT-2020")
+    jvm = text[text.index("#### Quarkus on JVM"):text.index("#### Quarkus as native application")]
+    post = jvm[jvm.index("POST '/api/'"):]
+    assert "perfPostObjQuarkusNative.sh" in post and "app-quarkus-jvm" in post
+    assert f"Requests/sec: {published.claim('kt2020-post').value('Q-JVM'):.2f}" in _flat(post)
