@@ -647,3 +647,57 @@ def test_kt2020s_mislabelled_post_script_is_in_the_jvm_section(study_text):
     post = jvm[jvm.index("POST '/api/'"):]
     assert "perfPostObjQuarkusNative.sh" in post and "app-quarkus-jvm" in post
     assert f"Requests/sec: {published.claim('kt2020-post').value('Q-JVM'):.2f}" in _flat(post)
+
+
+# --- what the studies state in words ----------------------------------------------------------
+
+@pytest.mark.parametrize("w", published.worded.WORDED, ids=[w.key for w in published.worded.WORDED])
+def test_every_worded_value_is_printed_at_its_passage_and_agrees_with_the_studys_figures_or_is_a_contradiction(
+        w, study_text):
+    import re
+
+    found = _found_in_order(_flat(study_text(w.study)), w.passage)
+    quoted = re.findall(r'"([^"]+)"', w.wording)
+    assert quoted and all(q in found for q in quoted), (w.wording, w.passage)
+    assert 0 < w.rounding <= 0.1  # the words' own precision, not a licence
+    if w.agrees() is False:  # the study's words and its figures part: a contradiction says so
+        flagged = " ".join(x for c in published.conflicts.for_claim(w.claim) for x in c.wordings)
+        assert quoted and all(q in flagged for q in quoted), w.key
+    if w.claim:
+        assert w.label == "all" or published.claim(w.claim).value(w.label) is not None, w.key
+
+
+def test_a_worded_ratio_is_checked_against_the_figures_at_its_rounding():
+    from perflab.report.published.worded import Worded
+
+    off = Worded("x", "LAB-2020", "x", "Q-JVM", '"~1/8"', (1 / 8,), ("x",), lambda: (0.2,), rounding=0.05)
+    near = Worded("y", "LAB-2020", "y", "Q-JVM", '"between 1.7 and 1.8"', (1.7, 1.8), ("y",),
+                  lambda: (1.673, 1.797), rounding=0.03)
+    assert off.agrees() is False and near.agrees() is True
+    assert "Q-JVM / A = 1.7 to 1.8" == near.stated()
+
+
+def test_each_lab_that_states_a_ratio_in_words_has_it_kept():
+    """docs/studies.md says the ratios the studies state in words are kept: each lab that states
+    one has at least one kept here."""
+    kept = {w.key.split("-")[1] for w in published.worded.WORDED}
+    assert {"1.1", "1.2A", "1.3", "2.1", "3.1", "3.2", "cost", "summary"} <= kept
+
+
+def _kt_units(printed: str) -> float:
+    """wrk's figure in bytes (its KB, MB and GB are of 1024) or seconds (s, m)."""
+    import re
+
+    number, unit = re.fullmatch(r"([\d.]+)([A-Za-z]+)", printed).groups()
+    return float(number) * {"KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "s": 1, "m": 60}[unit]
+
+
+@pytest.mark.parametrize("run", list(published.claims.KT2020_WRK_TOTALS))
+def test_kt2020s_wrk_totals_are_its_texts_and_agree_with_its_rates(run, study_text):
+    text = _flat(study_text("KT-2020"))
+    for label, (requests, duration, read, transfer) in published.claims.KT2020_WRK_TOTALS[run].items():
+        _found_in_order(text, published.claims.kt2020_totals_passage(run, label))
+        rps = float(published.claims.kt2020_totals_passage(run, label)[-2].split()[-1])
+        seconds = _kt_units(duration)
+        assert requests / seconds == pytest.approx(rps, rel=2e-3), (run, label)
+        assert _kt_units(transfer) * seconds == pytest.approx(_kt_units(read), rel=0.015), (run, label)

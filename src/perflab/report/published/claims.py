@@ -283,6 +283,17 @@ KT2020_LATENCY_MS = {
     "POST long": {"Spring": (3.77, 5.83, 438.59)},
 }
 
+# each wrk run's totals as printed: requests, the run's duration, bytes read and Transfer/sec (wrk's
+# units: KB, MB and GB of 1024)
+KT2020_WRK_TOTALS = {
+    "GET cold": {"Q-JVM": (10219, "10.02s", "0.89MB", "90.65KB"), "Q-native": (21780, "10.00s", "1.89MB", "193.52KB"),
+                 "Spring": (32407, "10.00s", "4.49MB", "459.34KB")},
+    "POST cold": {"Q-JVM": (6443, "10.01s", "446.73KB", "44.62KB"),
+                  "Q-native": (11160, "10.01s", "773.79KB", "77.29KB"), "Spring": (16240, "10.00s", "1.94MB", "198.48KB")},
+    "GET long": {"Spring": (6423216, "15.00m", "0.87GB", "0.99MB")},
+    "POST long": {"Spring": (2500953, "15.00m", "298.59MB", "339.70KB")},
+}
+
 # --- where the blog prints them: its listings name each app, its wrk runs follow a heading per app
 _KT2020_ROW = {"Q-JVM": "app-quarkus-jvm", "Spring": "app-spring-boot", "Q-native": "app-quarkus-native"}
 _KT2020_RUNS = {"Q-JVM": "#### Quarkus on JVM", "Q-native": "#### Quarkus as native application",
@@ -321,6 +332,14 @@ def _kt2020_passage(kind: str, labels) -> tuple[str, ...]:
         return _kt2020_run(run, labels, lambda lbl: "Latency " + " ".join(
             f"{v:.2f}ms" for v in KT2020_LATENCY_MS[run][lbl]))
     return _kt2020_run(run, labels, lambda lbl: f"Requests/sec: {figures[lbl]:.2f}")
+
+
+def kt2020_totals_passage(run: str, label: str) -> tuple[str, ...]:
+    """Where the blog prints a run's totals (KT2020_WRK_TOTALS), then its Requests/sec and Transfer/sec."""
+    requests, duration, read, transfer = KT2020_WRK_TOTALS[run][label]
+    rps = next(figures for r, figures in _KT2020_KIND_RUN.values() if r == run and figures is not None)[label]
+    return (*_kt2020_run(run, [label], lambda _: f"{requests} requests in {duration}, {read} read"),
+            f"Requests/sec: {rps:.2f}", f"Transfer/sec: {transfer}")
 
 
 _KT2020_KIND_RUN = {"get": ("GET cold", KT2020_GET), "post": ("POST cold", KT2020_POST),
