@@ -575,6 +575,16 @@ PUBLISHED_SAVINGS = {"Q-JVM": 0.37, "Q-native": 0.64}
 COST_STUDY = "LAB-2020"
 
 
+def published_figure(c: Claim, label: str) -> tuple:
+    """One figure as its study prints it, whichever claims compare it: KT-2020's rates and memory
+    are compared in more than one scenario, and against our apps and the blog's services in each
+    variant, but each is one figure of the blog's (its label without the variant)."""
+    base = label
+    for variant in KT2020_VARIANTS:
+        base = base.removesuffix(f" {variant}")
+    return c.study, base, c.unit, c.where.metric, c.value(label)
+
+
 def target_of(label: str) -> str:
     return TARGETS[label]
 
