@@ -218,7 +218,8 @@ CONTRADICTIONS: list[Contradiction] = [
                    'its appendix: "set to 1 core", "set to 500 MB"'),
                   lambda: ("the lab points to an environment of 4 cores / 256 MB and its own code section sets 1 core "
                            "/ 500 MB; the text does not say which limit its figures had"),
-                  "lab 1.1's own 1 core / 500 MB (startup.limits), declared where the plan differs", "lab2020-rss-first"),
+                  "lab 1.1's own 1 core / 500 MB (startup.limits), declared where the plan differs",
+                  "lab2020-rss-first"),
     Contradiction("lab2020-1.1-native", "LAB-2020", "lab 1.1 native's memory reduction",
                   ('summary: "reduced memory usage by ~90%"', 'lab 1.1: "reduced memory usage by ~89%"'), _native_1_1,
                   "the figures 21 and 187 MB", "lab2020-rss-first"),
@@ -226,8 +227,8 @@ CONTRADICTIONS: list[Contradiction] = [
                   ("lab 3.1: containers on bare metal (Bare-Metal Environment A), its script container_runtime=podman",
                    'its appendix: "scaling up and scaling down the number of pods from 0 to 1 on the Kubernetes '
                    'cluster"'),
-                  lambda: ("the appendix's sentence for lab 3.1 repeats lab 2.1's (with 0.1 s for 0.5 s); the lab's own "
-                           "section and its script put it on Podman on bare metal"),
+                  lambda: ("the appendix's sentence for lab 3.1 repeats lab 2.1's (with 0.1 s for 0.5 s); the lab's "
+                           "own section and its script put it on Podman on bare metal"),
                   "launch to readiness of a local process, as lab 3.1's own section describes", "lab2020-ttfr"),
     Contradiction("lab2020-1.3-rising", "LAB-2020", "lab 1.3's throughput as connections grow",
                   ('"throughput increased as the number of concurrent connections increased from 10 to 40", '

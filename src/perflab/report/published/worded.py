@@ -34,7 +34,9 @@ class Worded:
 
     def stated(self) -> str:
         shown = " to ".join(f"{v:.3g}" for v in self.value)
-        return f"{self.label} / {STUDIES[self.study].baseline} = {shown}" if self.unit == RATIO else f"{shown} {self.unit}"
+        if self.unit != RATIO:
+            return f"{shown} {self.unit}"
+        return f"{self.label} / {STUDIES[self.study].baseline} = {shown}"
 
     def figures_give(self) -> str:
         if self.of_figures is None:
@@ -98,7 +100,8 @@ WORDED: list[Worded] = [
           ("The number of pods that can be started with Kubernetes", "~1.5x more pods"),
           rounding=0.04, claim="lab2020-pods-2gb"),
     _of_a("lab2020-1.2B-native-times", "1.2B pods in 2 GB (its significance)", "Q-native",
-          '"roughly 8 times as many"', (8.0,), ("SCENARIO 1.2B – DEPLOYMENT DENSITY CONTINUED", "roughly 8 times as many"),
+          '"roughly 8 times as many"', (8.0,),
+          ("SCENARIO 1.2B – DEPLOYMENT DENSITY CONTINUED", "roughly 8 times as many"),
           rounding=0.07, claim="lab2020-pods-2gb"),
     _of_a("lab2020-1.2B-jvm-times", "1.2B pods in 2 GB (its significance)", "Q-JVM",
           '"roughly 1.25 times as many"', (1.25,),
@@ -155,7 +158,8 @@ WORDED: list[Worded] = [
           'reduced by "91.4%"', (1 - 0.914,), (_3_2, "Significance", "91.4% for Quarkus Native"),
           claim="lab2020-ttfr"),
     _of_a("lab2020-3.1-native-times", "3.1 time to first response", "Q-native",
-          '"roughly 12 times faster"', (1 / 12,), ("Result: Time to First Response (seconds)", "roughly 12 times faster"),
+          '"roughly 12 times faster"', (1 / 12,),
+          ("Result: Time to First Response (seconds)", "roughly 12 times faster"),
           rounding=0.05, claim="lab2020-ttfr"),
     _of_a("lab2020-3.1-jvm-times", "3.1 time to first response", "Q-JVM", '"two times faster"', (1 / 2,),
           ("Result: Time to First Response (seconds)", "two times faster"),
@@ -183,7 +187,8 @@ WORDED: list[Worded] = [
            unit="s", claim="lab2020-coldstart"),
     # the cost example: what $100K a year for Framework A becomes
     Worded("lab2020-cost-jvm", "LAB-2020", "cost example: $100K a year for A becomes", "Q-JVM", '"$63K" of "$100K"',
-           (0.63,), ("Cost Savings Resulting from Container Utilization", "\\$100K USD annually", "\\$63K with Quarkus JVM"),
+           (0.63,),
+           ("Cost Savings Resulting from Container Utilization", "\\$100K USD annually", "\\$63K with Quarkus JVM"),
            _spent("Q-JVM")),
     Worded("lab2020-cost-native", "LAB-2020", "cost example: $100K a year for A becomes", "Q-native",
            '"$36K" of "$100K"', (0.36,),
