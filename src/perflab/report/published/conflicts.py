@@ -238,7 +238,7 @@ CONTRADICTIONS: list[Contradiction] = [
                   "the counts 18 and 12 (1.5x)", "lab2020-pods-2gb"),
     Contradiction("kt2020-post-script", "KT-2020", "the script of Quarkus JVM's POST run",
                   ('Quarkus on JVM, POST: "perfPostObjQuarkusNative.sh"',
-                   'its wrk output: "Running 10s test @ http://quarkus-vs-spring-app-quarkus-jvm:8080/api/"'),
+                   'its wrk output loads "quarkus-vs-spring-app-quarkus-jvm:8080/api/"'),
                   lambda: (f"the run names the native app's script but loads the JVM app, and its "
                            f"{KT2020_POST['Q-JVM']:g} req/s differs from the native POST run's "
                            f"{KT2020_POST['Q-native']:g}: it is a JVM run under a wrong script name"),
