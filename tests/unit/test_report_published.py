@@ -677,13 +677,6 @@ def test_a_worded_ratio_is_checked_against_the_figures_at_its_rounding():
     assert "Q-JVM / A = 1.7 to 1.8" == near.stated()
 
 
-def test_each_lab_that_states_a_ratio_in_words_has_it_kept():
-    """docs/studies.md says the ratios the studies state in words are kept: each lab that states
-    one has at least one kept here."""
-    kept = {w.key.split("-")[1] for w in published.worded.WORDED}
-    assert {"1.1", "1.2A", "1.3", "2.1", "3.1", "3.2", "cost", "summary"} <= kept
-
-
 def _kt_units(printed: str) -> float:
     """wrk's figure in bytes (its KB, MB and GB are of 1024) or seconds (s, m)."""
     import re
