@@ -3,6 +3,8 @@ measured case makes of a claim, and that a change that never showed is never a r
 
 from __future__ import annotations
 
+import pytest
+
 from perflab.devloop import claims
 from perflab.devloop.roundtrip import LoopResult, Trip
 from perflab.devloop.stream import BROKER_RESTART
@@ -169,17 +171,23 @@ _STEPS = claims.PUBLISHED_STEPS["Framework A"]
 _FRAMEWORK_A = f"Framework A: {len(_STEPS)} ({', '.join(_STEPS)})"
 
 
-def test_framework_as_published_steps_are_the_six_lab_4_1_1_lists_in_its_order(study_text):
-    """Lab 4.1.1's table lists Framework A's round trip as bullets; the transcription keeps their
-    number and order (in short words: each one's first word or two)."""
+@pytest.mark.parametrize("lab, end", [("4.1.1", "Quarkus requires"), ("4.1.2", "By using Quarkus"),
+                                      ("4.1.3", "Why It Matters")])
+def test_each_labs_published_steps_are_the_ones_its_table_lists_in_its_order(lab, end, study_text):
+    """Labs 4.1.1 to 4.1.3 list each framework's round trip as bullets; the transcription keeps their
+    number and order (in short words: every word of ours is in the bullet)."""
     text = " ".join(study_text("LAB-2020").split())
-    start = text.index("SCENARIO 4.1.1")
-    row = text[text.index("Developer round trip", start):text.index("Quarkus requires", start)]
-    listed = [b.strip() for b in row.split("> 2 steps:", 1)[1].split("•")[1:]]
-    listed = [b.split("<")[0].strip().lower() for b in listed]
-    assert len(listed) == len(_STEPS)
-    for mine, theirs in zip(_STEPS, listed):
-        assert all(word in theirs for word in mine.replace("the app", "").split()), (mine, theirs)
+    start = -1
+    for _ in range(("4.1.1", "4.1.2", "4.1.3").index(lab) + 1):  # the labs' tables, in the text's order
+        start = text.index("Developer round trip", start + 1)
+    row = text[start:text.index(end, start)]
+    quarkus_cell, framework_a_cell = row.split("> 2 steps:", 1)
+    for cell, study in ((quarkus_cell, "Quarkus"), (framework_a_cell, "Framework A")):
+        listed = [b.split("<")[0].strip().lower() for b in cell.split("•")[1:]]
+        steps = claims.LAB_PUBLISHED_STEPS[lab][study]
+        assert len(listed) == len(steps), (study, listed)
+        for mine, theirs in zip(steps, listed):
+            assert all(word in theirs for word in mine.replace("the app", "").split()), (mine, theirs)
 
 
 def test_both_reports_show_the_step_table_and_each_claims_verdict_with_its_reason(workdir, tmp_path):

@@ -273,6 +273,16 @@ def test_the_studies_contradictions_are_listed_with_their_wording_and_the_value_
         assert f"{n.what}: not transcribed: {n.why}" in md
 
 
+def test_what_the_studies_state_in_words_is_listed_beside_what_their_figures_give(synthetic):
+    _, doc, md = _render(synthetic)
+    table = _table(doc, "worded")
+    assert "### Stated in words" in md
+    for w in published.worded.WORDED:
+        row = html_lib.unescape(re.search(rf'<tr data-worded="{re.escape(w.key)}">(.*?)</tr>', table, re.S).group(1))
+        assert w.wording in row and w.stated() in row and w.figures_give() in row
+        assert f"| {w.wording} | {w.stated()} | {w.figures_give()} |" in md
+
+
 def test_write_report_writes_both_files_for_the_last_run(synthetic, tmp_path):
     paths = write_report(synthetic.store, "last", tmp_path / "out")
     assert paths.run_id == synthetic.run_id

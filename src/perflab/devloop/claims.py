@@ -18,11 +18,17 @@ SCENARIO = "devloop"
 # what the lab does itself on every loop before its own steps: the change and the save
 BY_HAND = ("change", "save")
 
-# LAB-2020 4.1.1's step table as it lists them ("Framework A" is Spring Boot in the lab's mapping)
-PUBLISHED_STEPS = {
-    "Quarkus": ("change", "save"),
-    "Framework A": ("change", "stop", "start", "test the change", "run the app", "test"),
+# LAB-2020's step tables of labs 4.1.1 to 4.1.3 as they list them, in short words ("Framework A" is
+# Spring Boot in the lab's mapping); 4.1.3 also has Framework A keep two projects, one per style
+LAB_PUBLISHED_STEPS = {
+    "4.1.1": {"Quarkus": ("change", "save"),
+              "Framework A": ("change", "stop", "start", "test the change", "run the app", "test")},
+    "4.1.2": {"Quarkus": ("change", "save"),
+              "Framework A": ("stop the kafka server", "build", "restart", "check the changes")},
+    "4.1.3": {"Quarkus": ("change", "save"),
+              "Framework A": ("create a new project", "change", "save", "mvn clean compile test", "run the app", "test")},
 }
+PUBLISHED_STEPS = LAB_PUBLISHED_STEPS["4.1.1"]
 # the steps LAB-2020 says Framework A needs to see a change that the lab could take itself: its
 # "start the service" is a rebuild and a restart here (the study names no build step)
 RESTART_STEPS = ("stop", "rebuild", "restart")
@@ -261,13 +267,15 @@ def verdicts(view: RunView) -> list[Verdict]:
             _stream_framework_a(view), _mixed(view)]
 
 
-def _published(app: str) -> str:
-    """LAB-2020's steps for the framework of an app (by the lab's mapping), or "-" for others."""
+def _published(app: str, edit: str = HELLO) -> str:
+    """LAB-2020's steps for the framework of an app (by the lab's mapping), or "-" for others: lab
+    4.1.2's for the stream apps, 4.1.3's for the file with both styles, 4.1.1's otherwise."""
     study = "Quarkus" if "quarkus" in app else "Framework A" if "spring" in app else ""
     if not study:
         return "-"
-    steps = PUBLISHED_STEPS[study]
-    return f"{study}: {len(steps)} ({', '.join(steps)})"
+    lab = "4.1.2" if app.startswith("stream-") else "4.1.3" if edit == MIXED_EDIT else "4.1.1"
+    steps = LAB_PUBLISHED_STEPS[lab][study]
+    return f"{study}: {len(steps)} ({', '.join(steps)})" + ("" if lab == "4.1.1" else f" (lab {lab})")
 
 
 def _spread(cell: Cell, fmt=fmt_value, unit: str = "", visible: Cell | None = None) -> str:
@@ -298,19 +306,19 @@ def _row_order(view: RunView):
 
 
 def step_table(view: RunView) -> list[TextTable]:
-    """Per app, loop and edit: the measured steps by name beside LAB-2020's, and the time from the
-    save to the change (or the broken build's error) visible."""
+    """Per app, loop and edit: the measured steps by name beside LAB-2020's (its lab for that app and
+    edit), and the time from the save to the change (or the broken build's error) visible."""
     rows = []
     for seconds in view.find(SCENARIO, "round_trip_s") + view.find(SCENARIO, "error_visible_s"):
         loop, edit = seconds.params.get("loop", ""), seconds.params.get("edit", "")
         steps, visible = (next((c for c in view.find(SCENARIO, metric, seconds.point) if c.target == seconds.target),
                                None) for metric in ("steps", "visible"))
-        rows.append([seconds.target, loop, edit, _steps(steps), _published(seconds.app),
+        rows.append([seconds.target, loop, edit, _steps(steps), _published(seconds.app, edit),
                      _spread(seconds, unit=" s", visible=visible)])
     if not rows:
         return []
     rows.sort(key=_row_order(view))
-    return [TextTable("devloop-steps", "Steps to see a change: measured beside LAB-2020 4.1.1",
+    return [TextTable("devloop-steps", "Steps to see a change: measured beside LAB-2020 4.1.1 to 4.1.3",
                       ["app/mode", "loop", "edit", "steps measured (first repeat by name)", "LAB-2020 steps",
                        "save to visible, median [min-max]"], rows,
                       "Measured steps count the change and the save plus what the lab had to do before a request "

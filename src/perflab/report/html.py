@@ -17,6 +17,7 @@ from markupsafe import Markup
 from perflab import registry
 from perflab.report import charts, cost, findings, profiles, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods, projection
+from perflab.report.published.worded import worded_rows
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
@@ -178,6 +179,7 @@ def render(view: RunView, extras: RunExtras) -> str:
     return templates().get_template("report.html.j2").render(
         view=view, started=started, targets=", ".join(view.targets()) or "none", toc=toc, findings=found,
         environment=environment_rows(view), method=method_view(view, extras), verdicts=verdict_view(claim_results),
-        contradictions=contradiction_rows(), projection=projection_view(view), not_transcribed=NOT_TRANSCRIBED,
+        contradictions=contradiction_rows(), worded=worded_rows(), projection=projection_view(view),
+        not_transcribed=NOT_TRANSCRIBED,
         missing=missing(view), not_in_plan=not_in_plan(view), scenarios=sections, cost=cost_view(view),
         studies=list(STUDIES.items()), profiles=profiled, plotly_js=Markup(charts.plotly_js()) if has_charts else "")

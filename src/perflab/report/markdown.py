@@ -9,6 +9,7 @@ import time
 from perflab import registry
 from perflab.report import cost, findings, profiles, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
+from perflab.report.published.worded import worded_rows
 from perflab.report.published import projection as published_projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
@@ -104,8 +105,10 @@ def verdicts_md(results: list[ratios.ClaimResult]) -> str:
 def contradictions_md() -> str:
     rows = [[c["study"], c["topic"], c["wording"], c["finding"], c["compared"]] for c in contradiction_rows()]
     table = md_table(["study", "on", "the study says", "its own figures give", "perflab compares with"], rows)
+    worded = md_table(["study", "on", "the study says", "as a value", "its own figures give"],
+                      [[w["study"], w["what"], w["wording"], w["stated"], w["figures"]] for w in worded_rows()])
     untranscribed = "\n".join(f"- {n.study}: {n.what}: not transcribed: {n.why}" for n in NOT_TRANSCRIBED)
-    return f"{table}\n\n### Not transcribed\n\n{untranscribed}"
+    return f"{table}\n\n### Stated in words\n\n{worded}\n\n### Not transcribed\n\n{untranscribed}"
 
 
 def cost_md(view: RunView) -> str:

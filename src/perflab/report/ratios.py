@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from perflab import ratios_ci, stats
 from perflab.report.published import (CLAIMS, NOT_TRANSCRIBED, RT2019_BUDGET_MB, Claim, Where, claim, projection,
                                        target_of)
+from perflab.report.published.claims import published_figure
 from perflab.report.tables import cell_order, fmt_published, fmt_value
 from perflab.results import Cell, RunView, launch_interval
 
@@ -314,7 +315,7 @@ class StudyTally:
     """One study's published figures in this run: compared, held, and not compared with why."""
 
     study: str
-    figures: int = 0  # the published figures of its claims (one per study label)
+    figures: int = 0  # the published figures of its claims, each once however many claims compare it
     compared: int = 0  # measured here
     ratios: int = 0  # ratios to its baseline with both sides measured
     held: int = 0  # ... whose direction held
@@ -340,21 +341,25 @@ class StudyTally:
 def by_study(results: list[ClaimResult]) -> list[StudyTally]:
     """A tally per study, in the order of its first claim."""
     tallies: dict[str, StudyTally] = {}
+    rows_of: dict[tuple, list[ClaimRow]] = {}  # each published figure, with every row that compares it
     for res in results:
         t = tallies.setdefault(res.claim.study, StudyTally(res.claim.study))
         for row in res.rows:
-            t.figures += 1
-            if row.measured is not None:
-                t.compared += 1
-            elif not_planned(row.missing_reason):
-                t.not_planned += 1
-            else:
-                t.unavailable += 1
+            rows_of.setdefault(published_figure(res.claim, row.label), []).append(row)
         for _, ratio in res.verdicts():
             if ratio.measured is not None:
                 t.ratios += 1
                 t.held += ratio.verdict == HELD
                 t.within += ratio.size == SIZE_WITHIN
+    for figure, rows in rows_of.items():  # compared if any row measured it; unavailable if one planned it
+        t = tallies[figure[0]]
+        t.figures += 1
+        if any(r.measured is not None for r in rows):
+            t.compared += 1
+        elif all(not_planned(r.missing_reason) for r in rows):
+            t.not_planned += 1
+        else:
+            t.unavailable += 1
     for t in tallies.values():
         t.not_in_text = sum(n.study == t.study for n in NOT_TRANSCRIBED)
     return list(tallies.values())

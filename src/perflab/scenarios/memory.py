@@ -27,7 +27,8 @@ class MemorySettings(Settings):
     warmup_s: float = setting(5.0, "load before the first repeat (not measured)", "s", ge=0)
     # a cold JVM hit by many connections at once compiles its first query in every request thread
     # at once: under a small heap on one CPU that alone can exhaust the heap (LAB-2020's -Xmx64m at
-    # 40 connections), which a load generator's ramp-up phase never provokes
+    # 40 connections); a few connections first avoid it (LAB-2020's own job ramped up at its full
+    # connection count, for a duration it does not give)
     ramp_s: float = setting(0.0, "before the warm-up: this long at ramp_connections (not measured; 0: no ramp)",
                             "s", ge=0)
     ramp_connections: int = setting(2, "the ramp's closed-loop connections", "connections", ge=1)

@@ -1,14 +1,15 @@
 """The three studies as data: their published figures (claims), RT-2019's full tables (curves),
-its AsciiDoc attributes (attributes) and 2048 MB table (projection), where they contradict themselves
-and what could not be transcribed (conflicts), and the settings each one used (methods)."""
+the figures its sentences print (attributes) and 2048 MB table (projection), where they contradict themselves
+and what could not be transcribed (conflicts), what they state in words (worded), and the settings each one
+used (methods)."""
 
 from perflab.report.published.claims import (CLAIMS, COST_STUDY, PUBLISHED_SAVINGS, RT2019_BUDGET_MB, STUDIES, TARGETS,
                                              Claim, Study, Where, claim, target_of)
 from perflab.report.published.conflicts import (CONTRADICTIONS, NOT_TRANSCRIBED, Contradiction, Untranscribed,
                                                 contradiction_rows)
 from perflab.report.published.methods import METHODS, STUDY_PLANS, Setting
-from perflab.report.published import attributes, curves, projection
+from perflab.report.published import attributes, curves, projection, worded
 
 __all__ = ["CLAIMS", "COST_STUDY", "PUBLISHED_SAVINGS", "RT2019_BUDGET_MB", "STUDIES", "TARGETS", "Claim", "Study", "Where", "claim",
            "target_of", "CONTRADICTIONS", "NOT_TRANSCRIBED", "Contradiction", "Untranscribed", "contradiction_rows", "METHODS",
-           "STUDY_PLANS", "Setting", "attributes", "curves", "projection"]
+           "STUDY_PLANS", "Setting", "attributes", "curves", "projection", "worded"]
