@@ -1,9 +1,10 @@
 """`perflab history PLAN`: change points within the runs of one method on one machine, the page's
-ticks and marks. Every run here is synthetic,
+ticks and marks, and the `--fail-on-change` gate on the newest run. Every run here is synthetic,
 built with the Store API; every expected figure follows from the levels the tests set."""
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import numpy as np
@@ -108,3 +109,51 @@ def test_each_tick_names_its_run_once_by_what_sets_it_apart_and_the_newest_tick_
             assert view.id[:8] not in text  # the id's date is not repeated beside the start time
             assert view.id.rsplit("-", 1)[-1] in text and view.environment["git"]["sha"][:7] in text
         assert "method" in texts[-1] and not any("method" in t for t in texts[:-1])
+
+
+def _gate(store: Store, tmp_path, monkeypatch, capsys, **kw) -> tuple[int, str]:
+    monkeypatch.setenv("PERFLAB_WORKDIR", str(tmp_path))
+    args = argparse.Namespace(plan=PLAN["name"], out=str(tmp_path / "h.html"), fail_on_change=True, threshold=None)
+    args.__dict__.update(kw)
+    code = history.cli_history(args)
+    return code, capsys.readouterr().out
+
+
+@pytest.fixture
+def store_at_workdir(tmp_path):
+    s = Store(tmp_path / "results.sqlite")
+    yield s
+    s.close()
+
+
+def test_fail_on_change_fails_when_the_newest_run_makes_a_figure_worse(store_at_workdir, tmp_path, monkeypatch,
+                                                                       capsys):
+    rng = np.random.default_rng(14)
+    ids = [_add_run(store_at_workdir, n, rng, scale={"quarkus/jvm": 0.75} if n == 9 else None) for n in range(10)]
+    code, out = _gate(store_at_workdir, tmp_path, monkeypatch, capsys)
+    assert code == 1
+    fail = [line for line in out.splitlines() if line.strip().startswith("FAIL:")]
+    assert any("steady-state throughput, quarkus/jvm" in line and f"to run {ids[9]}" in line for line in fail)
+    assert all("go-ref" not in line for line in fail)
+    # beyond what the step worsened, the gate lets it pass
+    code, _ = _gate(store_at_workdir, tmp_path, monkeypatch, capsys, threshold=60.0)
+    assert code == 0
+
+
+def test_fail_on_change_reports_an_improvement_but_passes(store_at_workdir, tmp_path, monkeypatch, capsys):
+    rng = np.random.default_rng(15)
+    for n in range(10):
+        _add_run(store_at_workdir, n, rng, scale={"quarkus/jvm": 1.3} if n == 9 else None)
+    code, out = _gate(store_at_workdir, tmp_path, monkeypatch, capsys)
+    assert code == 0
+    assert any(line.strip().startswith("ok:") and "quarkus/jvm" in line and "(better)" in line
+               for line in out.splitlines())
+    assert "gate: no change worse" in out
+
+
+def test_without_the_flag_history_never_fails(store_at_workdir, tmp_path, monkeypatch, capsys):
+    rng = np.random.default_rng(16)
+    for n in range(10):
+        _add_run(store_at_workdir, n, rng, scale={"quarkus/jvm": 0.75} if n == 9 else None)
+    code, out = _gate(store_at_workdir, tmp_path, monkeypatch, capsys, fail_on_change=False)
+    assert code == 0 and "gate:" not in out

@@ -37,6 +37,10 @@ def runs_of(store: Store, plan_name: str) -> list[results.RunView]:
     return views
 
 
+# a change worse than this, in percent, fails `history --fail-on-change` unless --threshold says otherwise
+DEFAULT_THRESHOLD_PCT = 5.0
+
+
 def machine(view: results.RunView) -> str:
     env = view.environment
     return f"{env.get('hostname') or '?'} ({env.get('cpu_model') or '?'})"
@@ -119,6 +123,22 @@ def changes(views: list[results.RunView], max_pvalue: float = changepoints.MAX_P
             out += [Change(figure, unit, headline, lower, method, where, cp)
                     for cp in changepoints.find(series, max_pvalue)]
     return out
+
+
+def gate(views: list[results.RunView], found: list[Change], threshold_pct: float) -> tuple[list[str], bool]:
+    """The change points the newest run starts, as lines, and whether one is worse by more than
+    threshold_pct: the gate's verdict. A change for the better, or of a ratio, is reported only."""
+    newest = views[-1]
+    mine = [c for c in found if c.point.run_after == newest.id]
+    failed = [c for c in mine if (c.worse_pct() or 0) > threshold_pct]
+    lines = [f"newest run {newest.id}: " + (f"{len(mine)} figure(s) change with it" if mine
+                                             else "no figure changes with it")]
+    for c in mine:
+        verdict = "FAIL" if c in failed else "ok"
+        lines.append(f"  {verdict}: {c.text()}")
+    lines.append(f"gate: {len(failed)} change(s) worse by more than {threshold_pct:g} % start with the newest run"
+                 if failed else f"gate: no change worse by more than {threshold_pct:g} % starts with the newest run")
+    return lines, bool(failed)
 
 
 def _mark(chart: charts.Chart, x: float, text: str, color: str) -> None:
@@ -226,7 +246,7 @@ def render(plan_name: str, views: list[results.RunView], found: list[Change] | N
 
 
 def cli_history(args) -> int:
-    """`perflab history PLAN [--out FILE]`."""
+    """`perflab history PLAN [--out FILE] [--fail-on-change [--threshold PCT]]`."""
     store = Store()
     views = runs_of(store, args.plan)
     if not views:
@@ -240,4 +260,10 @@ def cli_history(args) -> int:
     print(f"history of plan {args.plan}: {len(views)} run(s), {views[0].id} to {views[-1].id}; "
           f"{len(found)} change point(s)", flush=True)
     print(f"  {path}", flush=True)
-    return 0
+    if not getattr(args, "fail_on_change", False):
+        return 0
+    threshold = DEFAULT_THRESHOLD_PCT if getattr(args, "threshold", None) is None else args.threshold
+    lines, failed = gate(views, found, threshold)
+    for line in lines:
+        print(line, flush=True)
+    return 1 if failed else 0
