@@ -433,6 +433,13 @@ def build_parser() -> argparse.ArgumentParser:
     hist = sub.add_parser("history", help="a plan's headline figures across every stored run of it, over time (HTML)")
     hist.add_argument("plan", help="the plan's name (e.g. upgrade, quick)")
     hist.add_argument("--out", help="HTML file to write (default .perflab/reports/history-PLAN.html)")
+    hist.add_argument("--fail-on-change", action="store_true",
+                      help="exit 1 when the newest run starts a change point (among the runs of its method on its "
+                           "machine) that makes a headline figure worse by more than --threshold: lower "
+                           "throughput, higher time to first response, RSS or CPU per request (a CI gate); a "
+                           "change for the better, and any change of a headline ratio, is reported, not failed")
+    hist.add_argument("--threshold", type=float, metavar="PCT",
+                      help="with --fail-on-change: the percent a figure may get worse (default 5)")
     hist.set_defaults(func=lambda a: __import__("perflab.report.history", fromlist=["cli_history"]).cli_history(a))
 
     ver = sub.add_parser("versions", help="an app's framework versions tried here: which build, and why the others do not")

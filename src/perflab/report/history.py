@@ -1,15 +1,23 @@
 """`perflab history PLAN`: the headline figures of every stored run of a plan over time, one chart
 per figure with a line per app/mode (each run's median and the median's 95 % interval), so a drift
-across many runs is visible, not only the change between two."""
+across many runs is visible, not only the change between two.
+
+Each headline figure of each app/mode, and each headline ratio of the runs in rounds, is also a
+series of one value per run (the median of its launches; the ratio's estimate), in which
+perflab.changepoints finds where it moved. A series holds only the runs of one method on one
+machine: a run of another method (plan settings, versions, CPU) or on another host starts its own,
+so a change of method is never taken for a change of the code. `--fail-on-change` makes that a CI
+gate on the newest run."""
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from perflab import results
+from perflab import changepoints, results
 from perflab.errors import LabError
 from perflab.paths import work_dir
 from perflab.report import charts
@@ -29,12 +37,118 @@ def runs_of(store: Store, plan_name: str) -> list[results.RunView]:
     return views
 
 
-def _run_tick(view: results.RunView) -> str:
-    return f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(view.started_at))} {view.id[:8]}"
+# a change worse than this, in percent, fails `history --fail-on-change` unless --threshold says otherwise
+DEFAULT_THRESHOLD_PCT = 5.0
 
 
-def history_charts(views: list[results.RunView]) -> list[charts.Chart]:
-    ticks = [(i, _run_tick(v)) for i, v in enumerate(views)]
+def machine(view: results.RunView) -> str:
+    env = view.environment
+    return f"{env.get('hostname') or '?'} ({env.get('cpu_model') or '?'})"
+
+
+def _git(view: results.RunView) -> str:
+    git = view.environment.get("git") or {}
+    return (git.get("sha") or "")[:7] + ("+dirty" if git.get("dirty") else "")
+
+
+def run_tick(view: results.RunView, previous: results.RunView | None) -> str:
+    """What tells a run apart from its neighbours on a chart: its start (the id's date, once), the
+    id's own suffix, its git commit, and its method and machine when they changed from the run before."""
+    started = time.strftime("%m-%d %H:%M", time.localtime(view.started_at))
+    parts = [started, view.id.rsplit("-", 1)[-1] if "-" in view.id else view.id]
+    if _git(view):
+        parts.append(_git(view))
+    if previous is not None and previous.method_hash != view.method_hash:
+        parts.append(f"method {view.method_hash[:8]}")
+    if previous is not None and machine(previous) != machine(view):
+        parts.append(f"on {view.environment.get('hostname') or '?'}")
+    return " ".join(parts)
+
+
+def _ticks(views: list[results.RunView]) -> list[tuple[int, str]]:
+    return [(i, run_tick(v, views[i - 1] if i else None)) for i, v in enumerate(views)]
+
+
+@dataclass(frozen=True)
+class Change:
+    """A change point of one figure in the runs of one method on one machine."""
+    figure: str                  # "steady-state throughput, quarkus/jvm" or "headline ratio a/jvm / b/jvm"
+    unit: str
+    headline: str                # the headline's key, or "ratio"
+    lower_is_better: bool | None  # None: a ratio, better neither way (its apps' own figures say which moved)
+    method: str
+    machine: str
+    point: changepoints.ChangePoint
+
+    def worse_pct(self) -> float | None:
+        return None if self.lower_is_better is None else 100 * self.point.worse(self.lower_is_better)
+
+    def text(self) -> str:
+        w = self.worse_pct()
+        way = "" if w is None or w == 0 else (" (worse)" if w > 0 else " (better)")
+        return f"{self.figure}: {self.point.text()}{way}"
+
+
+def _series_figures(view: results.RunView) -> dict[tuple[str, str, str, bool | None], float]:
+    """The run's value of each figure a series is made of: (figure, unit, headline key, lower is better)."""
+    out: dict[tuple[str, str, str, bool | None], float] = {}
+    for headline in HEADLINES:
+        if headline.load_bound:  # offered a share of each run's own throughput: not one load across runs
+            continue
+        for target, cell in headline.cells(view).items():
+            out[(f"{headline.title}, {target}", headline.unit, headline.key, headline.lower_is_better)] = \
+                cell.summary.median
+    for ratio in (view.environment.get("rounds") or {}).get("ratios") or []:
+        if ratio.get("interval"):
+            out[(f"headline ratio {ratio['ratio']}", "x", "ratio", None)] = ratio["interval"]["estimate"]
+    return out
+
+
+def series_groups(views: list[results.RunView]) -> dict[tuple[str, str], list[results.RunView]]:
+    """The runs by (method hash, machine), each group oldest first."""
+    groups: dict[tuple[str, str], list[results.RunView]] = {}
+    for view in views:
+        groups.setdefault((view.method_hash, machine(view)), []).append(view)
+    return groups
+
+
+def changes(views: list[results.RunView], max_pvalue: float = changepoints.MAX_PVALUE) -> list[Change]:
+    """Every change point of every headline figure, within each (method, machine) group of runs."""
+    out = []
+    for (method, where), group in series_groups(views).items():
+        values = [_series_figures(v) for v in group]
+        for key in dict.fromkeys(k for vals in values for k in vals):
+            figure, unit, headline, lower = key
+            series = [(v.id, vals[key]) for v, vals in zip(group, values) if key in vals]
+            out += [Change(figure, unit, headline, lower, method, where, cp)
+                    for cp in changepoints.find(series, max_pvalue)]
+    return out
+
+
+def gate(views: list[results.RunView], found: list[Change], threshold_pct: float) -> tuple[list[str], bool]:
+    """The change points the newest run starts, as lines, and whether one is worse by more than
+    threshold_pct: the gate's verdict. A change for the better, or of a ratio, is reported only."""
+    newest = views[-1]
+    mine = [c for c in found if c.point.run_after == newest.id]
+    failed = [c for c in mine if (c.worse_pct() or 0) > threshold_pct]
+    lines = [f"newest run {newest.id}: " + (f"{len(mine)} figure(s) change with it" if mine
+                                             else "no figure changes with it")]
+    for c in mine:
+        verdict = "FAIL" if c in failed else "ok"
+        lines.append(f"  {verdict}: {c.text()}")
+    lines.append(f"gate: {len(failed)} change(s) worse by more than {threshold_pct:g} % start with the newest run"
+                 if failed else f"gate: no change worse by more than {threshold_pct:g} % starts with the newest run")
+    return lines, bool(failed)
+
+
+def _mark(chart: charts.Chart, x: float, text: str, color: str) -> None:
+    chart.figure.add_vline(x=x, line={"color": color, "dash": "dot", "width": 1}, annotation_text=text,
+                           annotation_position="top", annotation_font={"size": 10, "color": color})
+
+
+def history_charts(views: list[results.RunView], found: list[Change] | None = None) -> list[charts.Chart]:
+    ticks = _ticks(views)
+    position = {v.id: i for i, v in enumerate(views)}
     out = []
     for headline in HEADLINES:
         by_target: dict[str, list[charts.Point]] = {}
@@ -49,20 +163,74 @@ def history_charts(views: list[results.RunView]) -> list[charts.Chart]:
         chart = charts.line_chart(headline.title, series, charts.Axis("run (oldest first)", ticks=ticks),
                                   charts.Axis(f"{headline.title} ({headline.unit})", zero=True),
                                   key=f"history-{headline.key}")
-        if chart is not None:
-            out.append(chart)
+        if chart is None:
+            continue
+        # the labels slant back from their ticks, so the newest run's is not pushed past the page's edge
+        chart.figure.update_xaxes(tickangle=-30, ticklabeloverflow="allow")
+        for i in range(1, len(views)):
+            if (views[i].method_hash, machine(views[i])) != (views[i - 1].method_hash, machine(views[i - 1])):
+                _mark(chart, i - 0.5, "method or machine changed", "#888")
+        for c in found or []:
+            if c.headline == headline.key and c.point.run_after in position:
+                _mark(chart, position[c.point.run_after] - 0.5,
+                      f"{c.figure.rsplit(', ', 1)[-1]} {c.point.size:+.0%}", "#c0392b")
+        out.append(chart)
     return out
 
 
-def render(plan_name: str, views: list[results.RunView]) -> str:
-    shown = history_charts(views)
-    rows = "".join(f"<tr><td>{escape(v.id)}</td><td>{escape(_run_tick(v))}</td><td>{escape(v.status)}</td>"
-                   f"<td>{escape(v.method_hash)}</td></tr>" for v in views)
+def _method_lines(views: list[results.RunView]) -> list[str]:
+    out = []
+    for before, after in zip(views, views[1:]):
+        what = [f"method {before.method_hash} to {after.method_hash}" if before.method_hash != after.method_hash else "",
+                f"machine {machine(before)} to {machine(after)}" if machine(before) != machine(after) else ""]
+        if any(what):
+            out.append(f"from run {before.id} to run {after.id}: {', '.join(w for w in what if w)}")
+    return out
+
+
+def _changes_html(views: list[results.RunView], found: list[Change]) -> list[str]:
+    groups = series_groups(views)
+    out = ["<h2>Change points</h2>",
+           f"<p>Sought in each headline figure's series of runs (the median of each run's launches; a ratio's "
+           f"estimate), within the runs of one method on one machine ({len(groups)} such group(s) here), with "
+           f"Apache Otava's E-Divisive means at p &lt; {changepoints.MAX_PVALUE:g}. The size is the median after "
+           f"over the median before, up to the neighbouring change points; its interval is a "
+           f"{100 * changepoints.CONFIDENCE:g} % Student interval on the logs of the runs on either side. About 2 % "
+           "of flat series of a dozen runs show a change by chance; a group of fewer than three runs has "
+           "none. The p99 at the open-loop point is left out: each run offers it a share of its own "
+           "throughput, not one load.</p>"]
+    moved = _method_lines(views)
+    if moved:
+        out.append("<p>Where the method or the machine changed (a new series starts):</p><ul>"
+                   + "".join(f"<li>{escape(m)}</li>" for m in moved) + "</ul>")
+    if not found:
+        out.append("<p>No change point in any series.</p>")
+        return out
+    rows = "".join(
+        f"<tr><td>{escape(c.figure)}</td><td>{c.point.size:+.1%}</td><td>{c.point.low:+.1%} to {c.point.high:+.1%}"
+        f"</td><td>{escape(c.point.run_before)}</td><td>{escape(c.point.run_after)}</td>"
+        f"<td>{c.point.n_before} / {c.point.n_after}</td><td>{c.point.pvalue:.1g}</td>"
+        f"<td>{'' if c.worse_pct() is None else ('worse' if c.worse_pct() > 0 else 'better')}</td>"
+        f"<td>{escape(c.method)} on {escape(c.machine)}</td></tr>"
+        for c in sorted(found, key=lambda c: (c.method, c.point.run_after, c.figure)))
+    out.append("<table><thead><tr><th>figure</th><th>size</th><th>interval</th><th>last run before</th>"
+               "<th>first run after</th><th>runs before / after</th><th>p</th><th>way</th><th>series</th></tr>"
+               f"</thead><tbody>{rows}</tbody></table>")
+    return out
+
+
+def render(plan_name: str, views: list[results.RunView], found: list[Change] | None = None) -> str:
+    found = changes(views) if found is None else found
+    shown = history_charts(views, found)
+    ticks = dict(_ticks(views))
+    rows = "".join(f"<tr><td>{escape(v.id)}</td><td>{escape(ticks[i])}</td><td>{escape(v.status)}</td>"
+                   f"<td>{escape(_git(v))}</td><td>{escape(v.method_hash)}</td><td>{escape(machine(v))}</td></tr>"
+                   for i, v in enumerate(views))
     body = [f"<h1>History of plan {escape(plan_name)}</h1>",
-            f"<p>{len(views)} stored run(s). Runs of another method (plan settings, machine, versions) are drawn "
-            "beside the others: their method hash is in the table.</p>",
-            f"<table><thead><tr><th>run</th><th>started</th><th>status</th><th>method</th></tr></thead><tbody>{rows}"
-            "</tbody></table>"]
+            f"<p>{len(views)} stored run(s). Runs of another method (plan settings, versions, CPU) or machine are "
+            "drawn beside the others, a dotted line where it changed; their change points are sought apart.</p>",
+            "<table><thead><tr><th>run</th><th>tick</th><th>status</th><th>git</th><th>method</th><th>machine</th>"
+            f"</tr></thead><tbody>{rows}</tbody></table>", *_changes_html(views, found)]
     for i, chart in enumerate(shown):
         body.append(f'<div id="hchart-{i}"></div>' + (f"<p class=note>{escape(chart.note)}</p>" if chart.note else ""))
     if shown:
@@ -78,7 +246,7 @@ def render(plan_name: str, views: list[results.RunView]) -> str:
 
 
 def cli_history(args) -> int:
-    """`perflab history PLAN [--out FILE]`."""
+    """`perflab history PLAN [--out FILE] [--fail-on-change [--threshold PCT]]`."""
     store = Store()
     views = runs_of(store, args.plan)
     if not views:
@@ -87,7 +255,15 @@ def cli_history(args) -> int:
                        fix=f"plans with stored runs: {', '.join(names) or '(none)'}")
     path = Path(args.out) if args.out else work_dir() / "reports" / f"history-{args.plan}.html"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(args.plan, views), encoding="utf-8")
-    print(f"history of plan {args.plan}: {len(views)} run(s), {views[0].id} to {views[-1].id}", flush=True)
+    found = changes(views)
+    path.write_text(render(args.plan, views, found), encoding="utf-8")
+    print(f"history of plan {args.plan}: {len(views)} run(s), {views[0].id} to {views[-1].id}; "
+          f"{len(found)} change point(s)", flush=True)
     print(f"  {path}", flush=True)
-    return 0
+    if not getattr(args, "fail_on_change", False):
+        return 0
+    threshold = DEFAULT_THRESHOLD_PCT if getattr(args, "threshold", None) is None else args.threshold
+    lines, failed = gate(views, found, threshold)
+    for line in lines:
+        print(line, flush=True)
+    return 1 if failed else 0

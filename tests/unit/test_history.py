@@ -1,0 +1,159 @@
+"""`perflab history PLAN`: change points within the runs of one method on one machine, the page's
+ticks and marks, and the `--fail-on-change` gate on the newest run. Every run here is synthetic,
+built with the Store API; every expected figure follows from the levels the tests set."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+
+from perflab import results
+from perflab.report import history
+from perflab.store import Store
+
+PLAN = {"name": "watch", "description": "", "apps": ["quarkus", "go-ref"], "modes": ["jvm"], "repeats": 3,
+        "scenarios": ["startup", "steady"], "cv_threshold": 0.10}
+ENV = {"cpu_model": "Test CPU 1", "cpus_online": 4, "hostname": "lab-1", "jdks": {"21": "21.0.5"},
+       "frameworks": {"quarkus": "Quarkus 3.20.0"}, "drivers": {"wrk": "4.2.0"}, "cgroup": "v2"}
+BASE = {"quarkus/jvm": {"tput": 20000.0, "ttfr": 900.0, "rss": 150.0, "cpu": 0.2},
+        "go-ref/jvm": {"tput": 40000.0, "ttfr": 20.0, "rss": 15.0, "cpu": 0.1}}
+NOISE = 0.01
+
+
+def _add_run(store: Store, n: int, rng, *, scale: dict[str, float] | None = None, plan: dict = PLAN,
+             env: dict = ENV) -> str:
+    """One run: three launches per app/mode at BASE's levels (throughput times scale[target], the
+    per-request figures divided by it), each value with NOISE; started n minutes after the first."""
+    run = store.begin_run(plan, {**env, "git": {"sha": f"{n:07x}" + "0" * 33, "dirty": False}})
+    store.db.execute("UPDATE runs SET started_at=? WHERE id=?", (1_790_000_000 + 60 * n, run))
+    for target, base in BASE.items():
+        app, mode = target.split("/")
+        k = (scale or {}).get(target, 1.0)
+        for r in range(3):
+            def noisy(v: float) -> float:
+                return v * float(np.exp(rng.normal(0, NOISE)))
+            store.add_figure(run, app, mode, "startup", "ttfr_ms", noisy(base["ttfr"] / k), "ms", point="warm", repeat=r)
+            store.add_figure(run, app, mode, "startup", "rss_after_first_mb", noisy(base["rss"] / k), "MB",
+                             point="warm", repeat=r)
+            at = {"point": "c=32", "params": {"connections": 32, "path": "/hello"}}
+            store.add_figure(run, app, mode, "steady", "rps", noisy(base["tput"] * k), "req/s", **at, repeat=r)
+            store.add_figure(run, app, mode, "steady", "app_cpu_ms_per_request", noisy(base["cpu"] / k), "ms",
+                             **at, repeat=r)
+    ratio = BASE["quarkus/jvm"]["tput"] * (scale or {}).get("quarkus/jvm", 1.0) / BASE["go-ref/jvm"]["tput"]
+    store.update_environment(run, {**json.loads(store.run(run)["environment_json"]), "rounds": {"ratios": [
+        {"ratio": "quarkus/jvm / go-ref/jvm", "interval": {"estimate": ratio * float(np.exp(rng.normal(0, NOISE)))}}]}})
+    store.finish_run(run, "done")
+    return run
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "results.sqlite")
+    yield s
+    s.close()
+
+
+def _views(store: Store) -> list[results.RunView]:
+    return history.runs_of(store, PLAN["name"])
+
+
+def test_a_step_in_one_app_s_throughput_is_a_change_point_at_that_run_and_nowhere_else(store):
+    rng = np.random.default_rng(11)
+    ids = [_add_run(store, n, rng, scale={"quarkus/jvm": 0.8} if n >= 6 else None) for n in range(12)]
+    found = history.changes(_views(store))
+    quarkus = [c for c in found if "quarkus/jvm" in c.figure]
+    assert quarkus and {(c.point.run_before, c.point.run_after) for c in quarkus} == {(ids[5], ids[6])}
+    assert not [c for c in found if c.figure.endswith(", go-ref/jvm")]  # the other app stayed where it was
+    tput = next(c for c in quarkus if c.headline == "throughput")
+    assert tput.point.low < 0.8 - 1 < tput.point.high and tput.worse_pct() > 0
+    ratio = next(c for c in found if c.headline == "ratio")
+    assert ratio.lower_is_better is None and ratio.worse_pct() is None
+
+
+def test_runs_of_another_method_or_machine_are_not_mixed_into_a_series_and_the_page_says_where_it_changed(store):
+    rng = np.random.default_rng(12)
+    for n in range(6):
+        _add_run(store, n, rng)
+    # another plan setting: another method, whose figures sit elsewhere; then the same method on another host
+    other = {**PLAN, "repeats": 5}
+    for n in range(6, 12):
+        _add_run(store, n, rng, scale={"quarkus/jvm": 0.7, "go-ref/jvm": 0.7}, plan=other)
+    for n in range(12, 18):
+        _add_run(store, n, rng, scale={"quarkus/jvm": 1.4, "go-ref/jvm": 1.4}, plan=other,
+                 env={**ENV, "hostname": "lab-2"})
+    views = _views(store)
+    assert len(history.series_groups(views)) == 3
+    assert history.changes(views) == []
+    page = history.render(PLAN["name"], views)
+    assert f"from run {views[5].id} to run {views[6].id}: method" in page
+    assert f"from run {views[11].id} to run {views[12].id}: machine lab-1 (Test CPU 1) to lab-2" in page
+
+
+def test_each_tick_names_its_run_once_by_what_sets_it_apart_and_the_newest_tick_is_drawn(store):
+    rng = np.random.default_rng(13)
+    for n in range(4):
+        _add_run(store, n, rng, plan=PLAN if n < 3 else {**PLAN, "repeats": 5})
+    views = _views(store)
+    charts = history.history_charts(views)
+    assert charts
+    for chart in charts:
+        axis = chart.spec()["layout"]["xaxis"]
+        assert list(axis["tickvals"]) == list(range(len(views)))
+        assert axis["range"][1] > len(views) - 1 and axis["ticklabeloverflow"] == "allow"
+        texts = list(axis["ticktext"])
+        assert len(set(texts)) == len(views)
+        for view, text in zip(views, texts):
+            assert view.id[:8] not in text  # the id's date is not repeated beside the start time
+            assert view.id.rsplit("-", 1)[-1] in text and view.environment["git"]["sha"][:7] in text
+        assert "method" in texts[-1] and not any("method" in t for t in texts[:-1])
+
+
+def _gate(store: Store, tmp_path, monkeypatch, capsys, **kw) -> tuple[int, str]:
+    monkeypatch.setenv("PERFLAB_WORKDIR", str(tmp_path))
+    args = argparse.Namespace(plan=PLAN["name"], out=str(tmp_path / "h.html"), fail_on_change=True, threshold=None)
+    args.__dict__.update(kw)
+    code = history.cli_history(args)
+    return code, capsys.readouterr().out
+
+
+@pytest.fixture
+def store_at_workdir(tmp_path):
+    s = Store(tmp_path / "results.sqlite")
+    yield s
+    s.close()
+
+
+def test_fail_on_change_fails_when_the_newest_run_makes_a_figure_worse(store_at_workdir, tmp_path, monkeypatch,
+                                                                       capsys):
+    rng = np.random.default_rng(14)
+    ids = [_add_run(store_at_workdir, n, rng, scale={"quarkus/jvm": 0.75} if n == 9 else None) for n in range(10)]
+    code, out = _gate(store_at_workdir, tmp_path, monkeypatch, capsys)
+    assert code == 1
+    fail = [line for line in out.splitlines() if line.strip().startswith("FAIL:")]
+    assert any("steady-state throughput, quarkus/jvm" in line and f"to run {ids[9]}" in line for line in fail)
+    assert all("go-ref" not in line for line in fail)
+    # beyond what the step worsened, the gate lets it pass
+    code, _ = _gate(store_at_workdir, tmp_path, monkeypatch, capsys, threshold=60.0)
+    assert code == 0
+
+
+def test_fail_on_change_reports_an_improvement_but_passes(store_at_workdir, tmp_path, monkeypatch, capsys):
+    rng = np.random.default_rng(15)
+    for n in range(10):
+        _add_run(store_at_workdir, n, rng, scale={"quarkus/jvm": 1.3} if n == 9 else None)
+    code, out = _gate(store_at_workdir, tmp_path, monkeypatch, capsys)
+    assert code == 0
+    assert any(line.strip().startswith("ok:") and "quarkus/jvm" in line and "(better)" in line
+               for line in out.splitlines())
+    assert "gate: no change worse" in out
+
+
+def test_without_the_flag_history_never_fails(store_at_workdir, tmp_path, monkeypatch, capsys):
+    rng = np.random.default_rng(16)
+    for n in range(10):
+        _add_run(store_at_workdir, n, rng, scale={"quarkus/jvm": 0.75} if n == 9 else None)
+    code, out = _gate(store_at_workdir, tmp_path, monkeypatch, capsys, fail_on_change=False)
+    assert code == 0 and "gate:" not in out
