@@ -68,7 +68,7 @@ def simulate(cfg: rounds.RoundSettings, planned: int, sd: float, reps: int, seed
         values: dict[str, dict[int, float]] = {PAIR.numerator: {}, PAIR.denominator: {}}
         n = 0
         while True:
-            states = rounds.ratio_states([PAIR], values, cfg.target, least, priors)
+            states = rounds.ratio_states([PAIR], values, cfg.target, least, priors, cfg.min_rounds)
             if not rounds.next_round(cfg, n, planned, states, 0.0, {PAIR.numerator: 0.0, PAIR.denominator: 0.0}).more:
                 break
             n += 1

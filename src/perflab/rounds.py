@@ -153,16 +153,23 @@ Z_COVER = 1.96      # a +-target interval should cover 95 % of the time even at 
 UPPER_PRIOR = 0.90  # the one-sided confidence of a prior's spread taken for the minimum
 
 
-def least_rounds(target: float, prior: ratios_ci.Prior | None = None, floor: int = 0) -> int:
+def least_rounds(target: float, prior: ratios_ci.Prior | None = None, floor: int = 0,
+                 pooled: ratios_ci.RatioInterval | None = None) -> int:
     """The rounds a ratio needs before it may count as settled to +-target. A run that stops at the
     first narrow interval selects rounds whose spread came out small; the guard is a minimum at
     which an interval of +-target would cover even if the true spread were as large as plausible:
-    the largest spread measured here without history, the prior's upper limit (90 %) with it. At
-    least 4 rounds without history (3 with: the prior carries the spread, the run checks it). A
-    plan's min_rounds, when set, is the floor."""
+    the largest spread measured here without history; with it, the 90 % upper limit of the spread
+    known so far (the prior's, pooled with this run's rounds when `pooled` is given). At least 4
+    rounds without history (3 with: the prior carries the spread, the run checks it). A plan's
+    min_rounds, when set, is the floor."""
     if target <= 0:
         return max(2, floor)
-    sd = ratios_ci.sd_upper(prior.sd_log, prior.df, UPPER_PRIOR) if prior is not None else SD_PLAUSIBLE
+    if prior is not None and pooled is not None and pooled.paired and pooled.df > 0:
+        sd = ratios_ci.sd_upper(pooled.sd_log, pooled.df, UPPER_PRIOR)
+    elif prior is not None:
+        sd = ratios_ci.sd_upper(prior.sd_log, prior.df, UPPER_PRIOR)
+    else:
+        sd = SD_PLAUSIBLE
     need = math.ceil((Z_COVER * sd / math.log1p(target)) ** 2) if math.isfinite(sd) else 1000
     return max(3 if prior is not None else 4, need, floor)
 
@@ -187,19 +194,24 @@ class RatioState:
 
     def to_dict(self) -> dict[str, Any]:
         return {"ratio": self.pair.label, "numerator": self.pair.numerator, "denominator": self.pair.denominator,
-                "interval": self.interval.to_dict() if self.interval else None, "rounds_needed": self.rounds_needed}
+                "interval": self.interval.to_dict() if self.interval else None, "rounds_needed": self.rounds_needed,
+                "least": self.least}
 
 
 def ratio_states(pairs: list[Pair], values: dict[str, dict[int, float]], target: float,
                  least: int | dict[str, int] = 2,
-                 priors: dict[str, ratios_ci.Prior] | None = None) -> list[RatioState]:
+                 priors: dict[str, ratios_ci.Prior] | None = None, floor: int = 0) -> list[RatioState]:
     """`least`: the rounds a ratio needs before it can count as settled (per pair label, or one for
-    all); `priors`: each pair's spread known from earlier runs, pooled into its interval."""
+    all); `priors`: each pair's spread known from earlier runs, pooled into its interval; with a
+    prior, the minimum follows the pooled spread as the rounds add to it (least_rounds), never
+    below `floor` (the plan's min_rounds)."""
     out = []
     for pair in pairs:
         prior = (priors or {}).get(pair.label)
         ci = ratios_ci.interval(values.get(pair.numerator, {}), values.get(pair.denominator, {}), prior=prior)
         need_least = least.get(pair.label, 2) if isinstance(least, dict) else least
+        if prior is not None and ci is not None:
+            need_least = least_rounds(target, prior, floor, ci)
         needed = (ratios_ci.rounds_needed(ci.sd_log, target, least=need_least, df=ci.df)
                   if ci is not None and target > 0 else None)
         out.append(RatioState(pair, ci, needed, need_least))

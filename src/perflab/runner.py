@@ -715,7 +715,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     for label in labels:
         caps[label] = _intervals_worth_measuring(plan, launched[label])[0]
     while True:
-        states_now = rounds.ratio_states(pairs, values, cfg.target, least, priors)
+        states_now = rounds.ratio_states(pairs, values, cfg.target, least, priors, cfg.min_rounds)
         expected = {label: stats.mean(took[label]) if took[label] else sum(
             launch_estimate_s(plan, by_label[label], sc) for sc in round_scenarios(plan, by_label[label]))
             for label in labels if label not in failed}
@@ -783,7 +783,8 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
         for label in who:  # how long the next rounds measure each app/mode, from the variances so far
             caps[label], record.setdefault("two_levels", {})[label] = _intervals_worth_measuring(plan, launched[label])
         lab.progress.finish()
-    record["ratios"] = [s.to_dict() for s in rounds.ratio_states(pairs, values, cfg.target, least, priors)]
+    record["ratios"] = [s.to_dict() for s in rounds.ratio_states(pairs, values, cfg.target, least, priors,
+                                                                  cfg.min_rounds)]
     record["rounds"] = n
     env["rounds"] = record
     lab.store.update_environment(lab.run_id, env)

@@ -172,7 +172,9 @@ def _target(view: RunView) -> float:
 def _least(view: RunView, label: str) -> int:
     """The rounds a ratio needed to count as settled in this run: as the rounds recorded it, else the
     plan's min_rounds (2 for runs stored before min_rounds)."""
-    recorded = ((view.environment.get("rounds") or {}).get("least") or {}).get(label)
+    record = view.environment.get("rounds") or {}
+    final = next((s.get("least") for s in record.get("ratios") or [] if s.get("ratio") == label), None)
+    recorded = final or (record.get("least") or {}).get(label)  # as the last round judged it, else at the start
     return recorded or (view.plan.get("rounds") or {}).get("min_rounds") or 2
 
 
