@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from perflab import results, rounds, run_history, runner
-from perflab.report import compare, findings, markdown, summary
+from perflab.report import compare, findings, html, markdown, summary
 from perflab.report.facts import RunExtras
 from perflab.store import Store
 
@@ -180,3 +180,55 @@ def test_not_steady_launches_get_a_ratio_of_their_own_beside_the_whole(store):
     assert ratio.steady_only is not None and ratio.steady_only.n == 3
     assert ratio.steady_only.estimate < ratio.interval.estimate
     assert "without the not-steady launches" in ratio.text()
+
+
+def _with_sql(store: Store, view: results.RunView, metric: str, per_app: dict[str, float]) -> results.RunView:
+    """The run with `metric` per request recorded at the headline point for each launch, as steady records it."""
+    for app, value in per_app.items():
+        for n in range(1, 4):
+            store.add_figure(view.id, app, "jvm", "steady", metric, value, "count", point="fruits c=4", params=AT,
+                             repeat=n)
+    return results.load(store, view.id)
+
+
+def test_apps_doing_different_database_work_per_request_are_named_beside_the_ratio(store):
+    view = _with_sql(store, _run(store, [20_000, 20_200, 19_900], [10_000, 10_050, 9_980]),
+                     "db_transactions_per_request", {"quarkus": 3.0, "spring-boot": 5.0})
+    found = findings.findings(view)
+    [ratio] = found.ratios
+    assert "quarkus/jvm does 3.0 SQL transactions per request, spring-boot/jvm 5.0" in ratio.sql
+    assert "two amounts of database work, not two frameworks" in ratio.sql
+    lines = found.lines()
+    assert lines[lines.index(f"  {ratio.text()}") + 1] == f"    {ratio.sql}"  # right beside its ratio
+    md = markdown.render(view, RunExtras())
+    assert "not two frameworks" in md.split("\n## ")[1]
+    assert ratio.sql in html.render(view, RunExtras()).split('id="environment"')[0]
+
+
+def test_equal_database_work_is_stated_as_sql_parity(store):
+    view = _with_sql(store, _run(store, [20_000, 20_200, 19_900], [10_000, 10_050, 9_980]),
+                     "db_transactions_per_request", {"quarkus": 1.0, "spring-boot": 1.0})
+    [ratio] = findings.findings(view).ratios
+    assert ratio.sql == "SQL parity: 1.0 SQL transaction per request each"
+
+
+def test_within_ten_percent_is_parity_and_beyond_it_is_not(store):
+    close = _with_sql(store, _run(store, [20_000, 20_200], [10_000, 10_050]), "db_transactions_per_request",
+                      {"quarkus": 2.0, "spring-boot": 2.15})
+    assert findings.findings(close).ratios[0].sql.startswith("SQL parity (within 10%)")
+    apart = _with_sql(store, _run(store, [20_000, 20_200], [10_000, 10_050]), "db_transactions_per_request",
+                      {"quarkus": 2.0, "spring-boot": 2.3})
+    assert "not two frameworks" in findings.findings(apart).ratios[0].sql
+
+
+def test_statements_counted_in_a_profiling_run_are_read_before_transactions(store):
+    view = _run(store, [20_000, 20_200, 19_900], [10_000, 10_050, 9_980])
+    _with_sql(store, view, "db_transactions_per_request", {"quarkus": 1.0, "spring-boot": 1.0})
+    view = _with_sql(store, view, "sql_statements_per_request", {"quarkus": 2.0, "spring-boot": 4.0})
+    [ratio] = findings.findings(view).ratios
+    assert "quarkus/jvm does 2.0 SQL statements per request, spring-boot/jvm 4.0" in ratio.sql
+
+
+def test_a_run_without_sql_figures_has_no_sql_line(store):
+    [ratio] = findings.findings(_run(store, [20_000, 20_200], [10_000, 10_050])).ratios
+    assert ratio.sql == ""

@@ -38,6 +38,7 @@ class RatioFinding:
     dropped: int = 0          # launches left out of the pairing: their round was missing or repeated
     earlier: list[tuple[str, ratios_ci.RatioInterval]] = field(default_factory=list)  # earlier runs' intervals
     prior: ratios_ci.Prior | None = None
+    sql: str = ""             # the two apps' SQL work per request beside a throughput ratio (sql_parity)
 
     @property
     def settled(self) -> bool:
@@ -148,7 +149,8 @@ class Findings:
 
     def lines(self) -> list[str]:
         out = ["what this run found", *(f"  {w}" for w in self.warnings()), f"  conditions: {self.conditions}"]
-        out += [f"  {r.text()}" for r in self.ratios]
+        for r in self.ratios:
+            out += [f"  {r.text()}"] + ([f"    {r.sql}"] if r.sql else [])
         out += [f"    {line}" for line in self.behind]
         out += [f"  {x}" for x in self.notes()]
         return out
@@ -209,6 +211,32 @@ def _ratio(view: RunView, what: str, a: Cell, b: Cell, target: float, *, pooled:
     return found
 
 
+SQL_APART = 0.10  # two apps' SQL work per request more than 10 % apart: not the same work
+
+
+def sql_parity(view: RunView, a: Cell, b: Cell) -> str:
+    """Whether the two apps of a throughput ratio did the same database work per request at its
+    point: SQL statements per request when the run counted them (a profiling run), else
+    transactions per request (pg_stat_database, counted in every run). Apart by more than
+    SQL_APART, the ratio compares two amounts of work, not two frameworks, and the line says so
+    with both figures; else the parity is stated. Empty when the run did not measure either."""
+    for metric, what in (("sql_statements_per_request", "SQL statement"), ("db_transactions_per_request", "SQL transaction")):
+        got = {c.target: c.summary.median for c in view.find("steady", metric, a.point)}
+        if a.target in got and b.target in got:
+            break
+    else:
+        return ""
+    va, vb = got[a.target], got[b.target]
+    low, high = sorted((va, vb))
+    plural = lambda v: f"{what}{'' if f'{v:.1f}' == '1.0' else 's'}"  # noqa: E731
+    if high == low or (low > 0 and high / low - 1 <= SQL_APART):
+        if f"{va:.1f}" == f"{vb:.1f}":
+            return f"SQL parity: {va:.1f} {plural(va)} per request each"
+        return f"SQL parity (within {SQL_APART:.0%}): {a.target} {va:.2f}, {b.target} {vb:.2f} {what}s per request"
+    return (f"{a.target} does {va:.1f} {plural(va)} per request, {b.target} {vb:.1f}: the ratio compares two "
+            f"amounts of database work, not two frameworks")
+
+
 def _startup_cells(view: RunView, metric: str) -> dict[str, Cell]:
     return {c.target: c for c in view.find("startup", metric, point="warm")}
 
@@ -223,6 +251,7 @@ def ratio_findings(view: RunView) -> list[RatioFinding]:
             c = steady[a]
             out.append(_ratio(view, f"throughput at {c.params.get('path')} c={c.params.get('connections')}",
                               steady[a], steady[b], target, pooled=True))
+            out[-1].sql = sql_parity(view, steady[a], steady[b])
         for metric, what in (("ttfr_ms", "time to first response (warm)"),
                              ("rss_after_first_mb", "RSS after the first response (warm)")):
             cells = _startup_cells(view, metric)
