@@ -232,3 +232,35 @@ def test_statements_counted_in_a_profiling_run_are_read_before_transactions(stor
 def test_a_run_without_sql_figures_has_no_sql_line(store):
     [ratio] = findings.findings(_run(store, [20_000, 20_200], [10_000, 10_050])).ratios
     assert ratio.sql == ""
+
+
+def _with_sweep(store: Store, view: results.RunView, per_app: dict[str, float], connections: int = 4) -> results.RunView:
+    """The run with a sweep of one long-lived instance per app/mode, three repeats at `connections`."""
+    at = {"series": "fruits", "path": "/fruits", "connections": connections, "method": "GET"}
+    for app, value in per_app.items():
+        for r in range(3):
+            store.add_figure(view.id, app, "jvm", "sweep", "rps", value * (1 + r / 100), "req/s",
+                             point=f"fruits c={connections}", params=at, repeat=r)
+    return results.load(store, view.id)
+
+
+def test_steady_and_the_sweep_apart_at_one_point_are_both_shown_with_why(store):
+    from perflab.scenarios import steady_report
+
+    steady = [20_000, 20_200, 19_900]
+    view = _with_sweep(store, _run(store, steady, [10_000, 10_050, 9_980]),
+                       {"quarkus": 20_000 * 1.28, "spring-boot": 10_000 * 1.03})
+    [apart] = steady_report.against_sweep(view)  # Spring Boot's 3 % is within the noise
+    assert apart.steady.target == "quarkus/jvm" and 0.25 < apart.apart < 0.32
+    [table] = [t for t in steady_report.tables(view) if t.key == "steady-fruits c=4"]
+    assert f"steady {apart.steady.summary.median:,.0f} req/s, the sweep {apart.sweep.summary.median:,.0f}" in table.note
+    assert "at most 120 s of warm-up" in table.note and "one long-lived instance" in table.note
+    behind = findings.findings(view).behind
+    assert "the sweep at this point" in behind[0] and "the sweep" not in behind[1]
+
+
+def test_the_sweep_at_other_connections_is_another_point(store):
+    from perflab.scenarios import steady_report
+
+    view = _with_sweep(store, _run(store, [20_000, 20_200], [10_000, 10_050]), {"quarkus": 30_000}, connections=8)
+    assert steady_report.against_sweep(view) == []

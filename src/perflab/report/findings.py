@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from perflab import ratios_ci, rounds, run_history
 from perflab.report.charts import Axis, Chart, Point, Series, line_chart
 from perflab.results import Cell, RunView, launch_interval
-from perflab.scenarios.steady_report import PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, headline_cells, runs_on_jvm
+from perflab.scenarios.steady_report import (PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, against_sweep, headline_cells,
+                                             runs_on_jvm)
 
 DEFAULT_TARGET = 0.05
 
@@ -262,6 +263,7 @@ def ratio_findings(view: RunView) -> list[RatioFinding]:
 
 def _behind(view: RunView, ratios: list[RatioFinding]) -> list[str]:
     seen, out = set(), []
+    swept = {(x.steady.target, x.steady.point): x for x in against_sweep(view)}
     for r in ratios:
         if not r.what.startswith("throughput"):
             continue
@@ -273,6 +275,9 @@ def _behind(view: RunView, ratios: list[RatioFinding]) -> list[str]:
             flagged = sorted(cell.flags & {"not-steady", "host-slow", "held-back", "driver-bound", "errors"})
             out.append(f"{cell.target}: {s.median:,.0f} req/s median [{s.min:,.0f}-{s.max:,.0f}], CV {s.cv:.1%}, "
                        f"{s.n} launches" + (f"; marks: {', '.join(flagged)}" if flagged else ""))
+            if (x := swept.get((cell.target, cell.point))) is not None:
+                out[-1] += (f"; the sweep at this point: {x.sweep.summary.median:,.0f} req/s ({x.apart:+.0%}), one "
+                            f"long-lived instance against fresh launches of at most {x.warmup_max_s:.0f} s warm-up")
     return out
 
 
