@@ -18,7 +18,7 @@ AT = {"path": "/fruits", "connections": 4, "method": "GET"}
 
 
 def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[float] | None = None,
-         rounds_record: bool = True, min_rounds: int | None = None) -> results.RunView:
+         rounds_record: bool = True, min_rounds: int | None = None, limits: dict | None = None) -> results.RunView:
     env = dict(ENV)
     if rounds_record:
         env["rounds"] = {"seed": 9, "rounds": len(quarkus), "orders": [], "headline": ["quarkus/jvm / spring-boot/jvm"],
@@ -27,6 +27,7 @@ def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[f
                          "two_levels": {"quarkus/jvm": {"launches": len(quarkus), "intervals_per_launch": 15.0,
                                                         "launch_share": 0.97, "optimal_intervals": 2}}}
     plan = PLAN if min_rounds is None else {**PLAN, "rounds": {**PLAN["rounds"], "min_rounds": min_rounds}}
+    plan = plan if limits is None else {**plan, "name": "lab2020", "limits": {**PLAN["limits"], **limits}}
     run = store.begin_run(plan, env)
     for app, values in (("quarkus", quarkus), ("spring-boot", spring)):
         for n, v in enumerate(values, 1):
@@ -264,3 +265,42 @@ def test_the_sweep_at_other_connections_is_another_point(store):
 
     view = _with_sweep(store, _run(store, [20_000, 20_200], [10_000, 10_050]), {"quarkus": 30_000}, connections=8)
     assert steady_report.against_sweep(view) == []
+
+
+LAB2020_HEAP = {"jvm_opts": ["-Xmx64m"], "native_heap_opts": ["-Xms32m", "-Xmx64m", "-Xmn32m"]}
+
+
+def test_an_app_mode_failing_under_the_studys_heap_flags_is_a_finding_with_those_flags(store):
+    view = _run(store, [20_000, 20_200, 19_900], [10_000, 10_050, 9_980], limits=LAB2020_HEAP)
+    store.add_outcome(view.id, "quarkus", "native", "run", "failed",
+                      "exited with code 1: Exception in thread main java.lang.OutOfMemoryError: Java heap space")
+    store.add_outcome(view.id, "spring-boot", "jvm", "steady", "failed", "launch 3 did not get ready")
+    store.add_outcome(view.id, "quarkus", "jvm", "memory", "unavailable", "not on this machine")
+    view = results.load(store, view.id)
+    found = findings.findings(view)
+    native, spring = found.failures
+    assert "heap flags -Xms32m -Xmx64m -Xmn32m (lab2020)" in native and "quarkus/native failed as a whole" in native
+    assert "its heap ran out" in native and "OutOfMemoryError" in native
+    assert "heap flags -Xmx64m" in spring and "failed in steady" in spring and "does not name the heap" in spring
+    lines = found.lines()
+    assert lines[1] == f"  conditions: {found.conditions}" and lines[2] == f"  {native}"
+    assert native in markdown.render(view, RunExtras()).split("\n## ")[1]
+    assert "-Xmn32m (lab2020): quarkus/native failed as a whole: its heap ran out" in \
+        html.render(view, RunExtras()).split('id="environment"')[0]
+
+
+def test_failures_of_a_plan_without_heap_flags_are_not_heap_findings(store):
+    view = _run(store, [20_000, 20_200], [10_000, 10_050])
+    store.add_outcome(view.id, "quarkus", "native", "run", "failed", "java.lang.OutOfMemoryError: Java heap space")
+    assert findings.findings(results.load(store, view.id)).failures == []
+
+
+def test_a_heap_failure_is_a_finding_also_in_a_run_without_a_headline_ratio(store):
+    view = _run(store, [20_000, 20_200], [], limits=LAB2020_HEAP)
+    store.add_outcome(view.id, "quarkus", "native", "run", "failed", "java.lang.OutOfMemoryError: Java heap space")
+    view = results.load(store, view.id)
+    found = findings.findings(view)
+    assert found.ratios == [] and len(found.failures) == 1
+    assert found.lines() == ["what this run found", f"  conditions: {found.conditions}", f"  {found.failures[0]}"]
+    page = html.render(view, RunExtras()).split('id="environment"')[0]
+    assert "No headline ratio" in page and "quarkus/native failed as a whole: its heap ran out" in page

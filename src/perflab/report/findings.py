@@ -16,6 +16,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from perflab import ratios_ci, rounds, run_history
+from perflab.apps.launching import HEAP_OPTIONS
 from perflab.report.charts import Axis, Chart, Point, Series, line_chart
 from perflab.results import Cell, RunView, launch_interval
 from perflab.scenarios.steady_report import (PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, against_sweep, headline_cells,
@@ -139,6 +140,7 @@ class Findings:
     advice: list[str]         # what budget would settle an unsettled ratio
     published: str            # a published figure beside the headline, with the differences stated
     levels: list[str] = field(default_factory=list)  # where the variance is: launches or intervals
+    failures: list[str] = field(default_factory=list)  # app/modes that failed under the plan's heap flags
 
     def warnings(self) -> list[str]:
         """What must be read before the ratios: an estimate the earlier runs do not allow."""
@@ -150,6 +152,7 @@ class Findings:
 
     def lines(self) -> list[str]:
         out = ["what this run found", *(f"  {w}" for w in self.warnings()), f"  conditions: {self.conditions}"]
+        out += [f"  {x}" for x in self.failures]
         for r in self.ratios:
             out += [f"  {r.text()}"] + ([f"    {r.sql}"] if r.sql else [])
         out += [f"    {line}" for line in self.behind]
@@ -236,6 +239,44 @@ def sql_parity(view: RunView, a: Cell, b: Cell) -> str:
         return f"SQL parity (within {SQL_APART:.0%}): {a.target} {va:.2f}, {b.target} {vb:.2f} {what}s per request"
     return (f"{a.target} does {va:.1f} {plural(va)} per request, {b.target} {vb:.1f}: the ratio compares two "
             f"amounts of database work, not two frameworks")
+
+
+HEAP_RAN_OUT = ("outofmemoryerror", "java heap space", "out of memory", "ran out of heap")
+
+
+def heap_flags(view: RunView, target: str) -> list[str]:
+    """The heap options the plan gave an app/mode (as perflab.apps.launching.mode_jvm_opts does):
+    a native mode the plan's native_heap_opts, else the heap sizes of jvm_opts; a JVM mode the
+    heap sizes of jvm_opts."""
+    limits = view.plan.get("limits") or {}
+    jvm = [o for o in limits.get("jvm_opts") or [] if o.startswith(HEAP_OPTIONS)]
+    if not runs_on_jvm(target):
+        return list(limits.get("native_heap_opts") or []) or jvm
+    return jvm
+
+
+def heap_failures(view: RunView) -> list[str]:
+    """Each app/mode that failed in a run whose plan sets its heap (LAB-2020's -Xmx64m, its native
+    image's -Xms32m -Xmx64m -Xmn32m): a finding of the run, with the flags it ran with, its first
+    failure's reason, and whether that reason says the heap ran out."""
+    failed: dict[str, list[dict]] = {}
+    for o in view.outcomes:
+        if o["status"] == "failed":
+            failed.setdefault(f"{o['app']}/{o['mode']}", []).append(o)
+    out = []
+    for target, said in failed.items():
+        flags = heap_flags(view, target)
+        if not flags:
+            continue
+        reasons = [o["reason"] for o in said if o["reason"]]
+        ran_out = any(sign in r.lower() for r in reasons for sign in HEAP_RAN_OUT)
+        where = "as a whole" if any(o["scenario"] == "run" for o in said) else \
+            "in " + ", ".join(dict.fromkeys(o["scenario"] for o in said))
+        out.append(f"FAILED under the plan's heap flags {' '.join(flags)} ({view.plan.get('name')}): {target} failed "
+                   f"{where}" + (": its heap ran out" if ran_out else ": its reason does not name the heap")
+                   + (f" ({reasons[0]})" if reasons else "")
+                   + (f"; {len(said) - 1} more failure(s)" if len(said) > 1 else ""))
+    return out
 
 
 def _startup_cells(view: RunView, metric: str) -> dict[str, Cell]:
@@ -358,11 +399,12 @@ def _published(view: RunView, ratios: list[RatioFinding]) -> str:
 
 def findings(view: RunView) -> Findings | None:
     ratios = ratio_findings(view)
-    if not ratios:
-        return None
+    failures = heap_failures(view)
+    if not ratios:  # no headline ratio: a failure under the plan's heap flags is still a finding
+        return Findings(_conditions(view, None), [], [], "", "", [], "", failures=failures) if failures else None
     steady = next((r.a for r in ratios if r.what.startswith("throughput")), None)
     return Findings(_conditions(view, steady), ratios, _behind(view, ratios), _rounds_line(view), host_line(view),
-                    _advice(view, ratios), _published(view, ratios), level_lines(view))
+                    _advice(view, ratios), _published(view, ratios), level_lines(view), failures)
 
 
 def ratio_chart(found: Findings) -> Chart | None:
