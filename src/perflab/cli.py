@@ -195,7 +195,7 @@ def _run_and_summarise(plan_obj, apps_root=None, args=None, resumed=None) -> int
                     for line in text_lines(view):
                         _say(f"  {line}")
     failed = [o for o in view.outcomes if o["status"] not in ("ok", "unavailable", "not-run")] if view else []
-    return 1 if failed else 0
+    return 1 if failed or (view is not None and view.status == "failed") else 0
 
 
 def cmd_run(args) -> int:

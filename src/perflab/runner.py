@@ -332,7 +332,7 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
         os.sched_setaffinity(0, own_affinity)
         isolate.cleanup_stale(setup)
 
-    _guarded(store, run_id, progress, measure, cleanup)
+    _guarded(store, run_id, progress, measure, cleanup, targets)
     return run_id
 
 
@@ -359,7 +359,7 @@ def _run_on_cluster(plan: Plan, say, apps_root: Path | None, held: contextlib.Ex
                       store.run_dir(run_id) / "logs", placement=grounds.placement)
             _measure(lab, {}, {}, targets, env, None)
 
-    _guarded(store, run_id, progress, measure, lambda: None)
+    _guarded(store, run_id, progress, measure, lambda: None, targets)
     return run_id
 
 
@@ -391,12 +391,31 @@ def _measure(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App], ta
     _run_rounds(lab, [t for t in targets if states.get(t.label) is not None], states, env, earlier_rounds)
 
 
-def _guarded(store: Store, run_id: str, progress: Progress, measure, cleanup) -> None:
+def run_status(targets: list[Target], outcomes: list) -> tuple[str, str]:
+    """How a run whose steps all ran ends: `complete`, or `failed` with why when not one app/mode
+    came through, each failed as a whole (its "run" outcome, recorded when it failed before or
+    during its scenarios, or at its first launch in the rounds) or unavailable here. An app/mode
+    that failed in one scenario only, or after some launches, came through with partial results:
+    the run stays complete. The figures of failed app/modes are kept either way."""
+    failed = {f"{o['app']}/{o['mode']}": o["reason"] for o in outcomes
+              if o["scenario"] == "run" and o["status"] == "failed"}
+    if not targets or any(not t.unavailable and t.label not in failed for t in targets):
+        return "complete", ""
+    why = [f"{t.label}: {failed[t.label]}" if t.label in failed else f"{t.label}: unavailable: {t.unavailable.removeprefix('unavailable: ')}"
+           for t in targets]
+    head = "every app/mode failed" if failed else "every app/mode was unavailable"
+    return "failed", f"{head}: {'; '.join(why)}"
+
+
+def _guarded(store: Store, run_id: str, progress: Progress, measure, cleanup, targets: list[Target]) -> None:
     """Run `measure`; whatever happens, record how the run ended (complete, interrupted by Ctrl-C,
-    or failed with the reason) and clean up."""
+    or failed with the reason, also when every app/mode failed: run_status) and clean up."""
     status = "complete"
     try:
         measure()
+        status, note = run_status(targets, store.outcomes(run_id))
+        if status == "failed":
+            store.finish_run(run_id, status, note=note[:500])
     except KeyboardInterrupt:
         status = "interrupted"
         raise

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from perflab import results, rounds, run_history, runner
-from perflab.report import compare, findings, markdown, summary
+from perflab.report import compare, findings, html, markdown, summary
 from perflab.report.facts import RunExtras
 from perflab.store import Store
 
@@ -18,7 +18,7 @@ AT = {"path": "/fruits", "connections": 4, "method": "GET"}
 
 
 def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[float] | None = None,
-         rounds_record: bool = True, min_rounds: int | None = None) -> results.RunView:
+         rounds_record: bool = True, min_rounds: int | None = None, limits: dict | None = None) -> results.RunView:
     env = dict(ENV)
     if rounds_record:
         env["rounds"] = {"seed": 9, "rounds": len(quarkus), "orders": [], "headline": ["quarkus/jvm / spring-boot/jvm"],
@@ -27,6 +27,7 @@ def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[f
                          "two_levels": {"quarkus/jvm": {"launches": len(quarkus), "intervals_per_launch": 15.0,
                                                         "launch_share": 0.97, "optimal_intervals": 2}}}
     plan = PLAN if min_rounds is None else {**PLAN, "rounds": {**PLAN["rounds"], "min_rounds": min_rounds}}
+    plan = plan if limits is None else {**plan, "name": "lab2020", "limits": {**PLAN["limits"], **limits}}
     run = store.begin_run(plan, env)
     for app, values in (("quarkus", quarkus), ("spring-boot", spring)):
         for n, v in enumerate(values, 1):
@@ -180,3 +181,126 @@ def test_not_steady_launches_get_a_ratio_of_their_own_beside_the_whole(store):
     assert ratio.steady_only is not None and ratio.steady_only.n == 3
     assert ratio.steady_only.estimate < ratio.interval.estimate
     assert "without the not-steady launches" in ratio.text()
+
+
+def _with_sql(store: Store, view: results.RunView, metric: str, per_app: dict[str, float]) -> results.RunView:
+    """The run with `metric` per request recorded at the headline point for each launch, as steady records it."""
+    for app, value in per_app.items():
+        for n in range(1, 4):
+            store.add_figure(view.id, app, "jvm", "steady", metric, value, "count", point="fruits c=4", params=AT,
+                             repeat=n)
+    return results.load(store, view.id)
+
+
+def test_apps_doing_different_database_work_per_request_are_named_beside_the_ratio(store):
+    view = _with_sql(store, _run(store, [20_000, 20_200, 19_900], [10_000, 10_050, 9_980]),
+                     "db_transactions_per_request", {"quarkus": 3.0, "spring-boot": 5.0})
+    found = findings.findings(view)
+    [ratio] = found.ratios
+    assert "quarkus/jvm does 3.0 SQL transactions per request, spring-boot/jvm 5.0" in ratio.sql
+    assert "two amounts of database work, not two frameworks" in ratio.sql
+    lines = found.lines()
+    assert lines[lines.index(f"  {ratio.text()}") + 1] == f"    {ratio.sql}"  # right beside its ratio
+    md = markdown.render(view, RunExtras())
+    assert "not two frameworks" in md.split("\n## ")[1]
+    assert ratio.sql in html.render(view, RunExtras()).split('id="environment"')[0]
+
+
+def test_equal_database_work_is_stated_as_sql_parity(store):
+    view = _with_sql(store, _run(store, [20_000, 20_200, 19_900], [10_000, 10_050, 9_980]),
+                     "db_transactions_per_request", {"quarkus": 1.0, "spring-boot": 1.0})
+    [ratio] = findings.findings(view).ratios
+    assert ratio.sql == "SQL parity: 1.0 SQL transaction per request each"
+
+
+def test_within_ten_percent_is_parity_and_beyond_it_is_not(store):
+    close = _with_sql(store, _run(store, [20_000, 20_200], [10_000, 10_050]), "db_transactions_per_request",
+                      {"quarkus": 2.0, "spring-boot": 2.15})
+    assert findings.findings(close).ratios[0].sql.startswith("SQL parity (within 10%)")
+    apart = _with_sql(store, _run(store, [20_000, 20_200], [10_000, 10_050]), "db_transactions_per_request",
+                      {"quarkus": 2.0, "spring-boot": 2.3})
+    assert "not two frameworks" in findings.findings(apart).ratios[0].sql
+
+
+def test_statements_counted_in_a_profiling_run_are_read_before_transactions(store):
+    view = _run(store, [20_000, 20_200, 19_900], [10_000, 10_050, 9_980])
+    _with_sql(store, view, "db_transactions_per_request", {"quarkus": 1.0, "spring-boot": 1.0})
+    view = _with_sql(store, view, "sql_statements_per_request", {"quarkus": 2.0, "spring-boot": 4.0})
+    [ratio] = findings.findings(view).ratios
+    assert "quarkus/jvm does 2.0 SQL statements per request, spring-boot/jvm 4.0" in ratio.sql
+
+
+def test_a_run_without_sql_figures_has_no_sql_line(store):
+    [ratio] = findings.findings(_run(store, [20_000, 20_200], [10_000, 10_050])).ratios
+    assert ratio.sql == ""
+
+
+def _with_sweep(store: Store, view: results.RunView, per_app: dict[str, float], connections: int = 4) -> results.RunView:
+    """The run with a sweep of one long-lived instance per app/mode, three repeats at `connections`."""
+    at = {"series": "fruits", "path": "/fruits", "connections": connections, "method": "GET"}
+    for app, value in per_app.items():
+        for r in range(3):
+            store.add_figure(view.id, app, "jvm", "sweep", "rps", value * (1 + r / 100), "req/s",
+                             point=f"fruits c={connections}", params=at, repeat=r)
+    return results.load(store, view.id)
+
+
+def test_steady_and_the_sweep_apart_at_one_point_are_both_shown_with_why(store):
+    from perflab.scenarios import steady_report
+
+    steady = [20_000, 20_200, 19_900]
+    view = _with_sweep(store, _run(store, steady, [10_000, 10_050, 9_980]),
+                       {"quarkus": 20_000 * 1.28, "spring-boot": 10_000 * 1.03})
+    [apart] = steady_report.against_sweep(view)  # Spring Boot's 3 % is within the noise
+    assert apart.steady.target == "quarkus/jvm" and 0.25 < apart.apart < 0.32
+    [table] = [t for t in steady_report.tables(view) if t.key == "steady-fruits c=4"]
+    assert f"steady {apart.steady.summary.median:,.0f} req/s, the sweep {apart.sweep.summary.median:,.0f}" in table.note
+    assert "at most 120 s of warm-up" in table.note and "one long-lived instance" in table.note
+    behind = findings.findings(view).behind
+    assert "the sweep at this point" in behind[0] and "the sweep" not in behind[1]
+
+
+def test_the_sweep_at_other_connections_is_another_point(store):
+    from perflab.scenarios import steady_report
+
+    view = _with_sweep(store, _run(store, [20_000, 20_200], [10_000, 10_050]), {"quarkus": 30_000}, connections=8)
+    assert steady_report.against_sweep(view) == []
+
+
+LAB2020_HEAP = {"jvm_opts": ["-Xmx64m"], "native_heap_opts": ["-Xms32m", "-Xmx64m", "-Xmn32m"]}
+
+
+def test_an_app_mode_failing_under_the_studys_heap_flags_is_a_finding_with_those_flags(store):
+    view = _run(store, [20_000, 20_200, 19_900], [10_000, 10_050, 9_980], limits=LAB2020_HEAP)
+    store.add_outcome(view.id, "quarkus", "native", "run", "failed",
+                      "exited with code 1: Exception in thread main java.lang.OutOfMemoryError: Java heap space")
+    store.add_outcome(view.id, "spring-boot", "jvm", "steady", "failed", "launch 3 did not get ready")
+    store.add_outcome(view.id, "quarkus", "jvm", "memory", "unavailable", "not on this machine")
+    view = results.load(store, view.id)
+    found = findings.findings(view)
+    native, spring = found.failures
+    assert "heap flags -Xms32m -Xmx64m -Xmn32m (lab2020)" in native and "quarkus/native failed as a whole" in native
+    assert "its heap ran out" in native and "OutOfMemoryError" in native
+    assert "heap flags -Xmx64m" in spring and "failed in steady" in spring and "does not name the heap" in spring
+    lines = found.lines()
+    assert lines[1] == f"  conditions: {found.conditions}" and lines[2] == f"  {native}"
+    assert native in markdown.render(view, RunExtras()).split("\n## ")[1]
+    assert "-Xmn32m (lab2020): quarkus/native failed as a whole: its heap ran out" in \
+        html.render(view, RunExtras()).split('id="environment"')[0]
+
+
+def test_failures_of_a_plan_without_heap_flags_are_not_heap_findings(store):
+    view = _run(store, [20_000, 20_200], [10_000, 10_050])
+    store.add_outcome(view.id, "quarkus", "native", "run", "failed", "java.lang.OutOfMemoryError: Java heap space")
+    assert findings.findings(results.load(store, view.id)).failures == []
+
+
+def test_a_heap_failure_is_a_finding_also_in_a_run_without_a_headline_ratio(store):
+    view = _run(store, [20_000, 20_200], [], limits=LAB2020_HEAP)
+    store.add_outcome(view.id, "quarkus", "native", "run", "failed", "java.lang.OutOfMemoryError: Java heap space")
+    view = results.load(store, view.id)
+    found = findings.findings(view)
+    assert found.ratios == [] and len(found.failures) == 1
+    assert found.lines() == ["what this run found", f"  conditions: {found.conditions}", f"  {found.failures[0]}"]
+    page = html.render(view, RunExtras()).split('id="environment"')[0]
+    assert "No headline ratio" in page and "quarkus/native failed as a whole: its heap ran out" in page

@@ -16,9 +16,11 @@ import statistics
 from dataclasses import dataclass, field
 
 from perflab import ratios_ci, rounds, run_history
+from perflab.apps.launching import HEAP_OPTIONS
 from perflab.report.charts import Axis, Chart, Point, Series, line_chart
 from perflab.results import Cell, RunView, launch_interval
-from perflab.scenarios.steady_report import PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, headline_cells, runs_on_jvm
+from perflab.scenarios.steady_report import (PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, against_sweep, headline_cells,
+                                             runs_on_jvm)
 
 DEFAULT_TARGET = 0.05
 
@@ -38,6 +40,7 @@ class RatioFinding:
     dropped: int = 0          # launches left out of the pairing: their round was missing or repeated
     earlier: list[tuple[str, ratios_ci.RatioInterval]] = field(default_factory=list)  # earlier runs' intervals
     prior: ratios_ci.Prior | None = None
+    sql: str = ""             # the two apps' SQL work per request beside a throughput ratio (sql_parity)
 
     @property
     def settled(self) -> bool:
@@ -137,6 +140,7 @@ class Findings:
     advice: list[str]         # what budget would settle an unsettled ratio
     published: str            # a published figure beside the headline, with the differences stated
     levels: list[str] = field(default_factory=list)  # where the variance is: launches or intervals
+    failures: list[str] = field(default_factory=list)  # app/modes that failed under the plan's heap flags
 
     def warnings(self) -> list[str]:
         """What must be read before the ratios: an estimate the earlier runs do not allow."""
@@ -148,7 +152,9 @@ class Findings:
 
     def lines(self) -> list[str]:
         out = ["what this run found", *(f"  {w}" for w in self.warnings()), f"  conditions: {self.conditions}"]
-        out += [f"  {r.text()}" for r in self.ratios]
+        out += [f"  {x}" for x in self.failures]
+        for r in self.ratios:
+            out += [f"  {r.text()}"] + ([f"    {r.sql}"] if r.sql else [])
         out += [f"    {line}" for line in self.behind]
         out += [f"  {x}" for x in self.notes()]
         return out
@@ -211,6 +217,70 @@ def _ratio(view: RunView, what: str, a: Cell, b: Cell, target: float, *, pooled:
     return found
 
 
+SQL_APART = 0.10  # two apps' SQL work per request more than 10 % apart: not the same work
+
+
+def sql_parity(view: RunView, a: Cell, b: Cell) -> str:
+    """Whether the two apps of a throughput ratio did the same database work per request at its
+    point: SQL statements per request when the run counted them (a profiling run), else
+    transactions per request (pg_stat_database, counted in every run). Apart by more than
+    SQL_APART, the ratio compares two amounts of work, not two frameworks, and the line says so
+    with both figures; else the parity is stated. Empty when the run did not measure either."""
+    for metric, what in (("sql_statements_per_request", "SQL statement"), ("db_transactions_per_request", "SQL transaction")):
+        got = {c.target: c.summary.median for c in view.find("steady", metric, a.point)}
+        if a.target in got and b.target in got:
+            break
+    else:
+        return ""
+    va, vb = got[a.target], got[b.target]
+    low, high = sorted((va, vb))
+    plural = lambda v: f"{what}{'' if f'{v:.1f}' == '1.0' else 's'}"  # noqa: E731
+    if high == low or (low > 0 and high / low - 1 <= SQL_APART):
+        if f"{va:.1f}" == f"{vb:.1f}":
+            return f"SQL parity: {va:.1f} {plural(va)} per request each"
+        return f"SQL parity (within {SQL_APART:.0%}): {a.target} {va:.2f}, {b.target} {vb:.2f} {what}s per request"
+    return (f"{a.target} does {va:.1f} {plural(va)} per request, {b.target} {vb:.1f}: the ratio compares two "
+            f"amounts of database work, not two frameworks")
+
+
+HEAP_RAN_OUT = ("outofmemoryerror", "java heap space", "out of memory", "ran out of heap")
+
+
+def heap_flags(view: RunView, target: str) -> list[str]:
+    """The heap options the plan gave an app/mode (as perflab.apps.launching.mode_jvm_opts does):
+    a native mode the plan's native_heap_opts, else the heap sizes of jvm_opts; a JVM mode the
+    heap sizes of jvm_opts."""
+    limits = view.plan.get("limits") or {}
+    jvm = [o for o in limits.get("jvm_opts") or [] if o.startswith(HEAP_OPTIONS)]
+    if not runs_on_jvm(target):
+        return list(limits.get("native_heap_opts") or []) or jvm
+    return jvm
+
+
+def heap_failures(view: RunView) -> list[str]:
+    """Each app/mode that failed in a run whose plan sets its heap (LAB-2020's -Xmx64m, its native
+    image's -Xms32m -Xmx64m -Xmn32m): a finding of the run, with the flags it ran with, its first
+    failure's reason, and whether that reason says the heap ran out."""
+    failed: dict[str, list[dict]] = {}
+    for o in view.outcomes:
+        if o["status"] == "failed":
+            failed.setdefault(f"{o['app']}/{o['mode']}", []).append(o)
+    out = []
+    for target, said in failed.items():
+        flags = heap_flags(view, target)
+        if not flags:
+            continue
+        reasons = [o["reason"] for o in said if o["reason"]]
+        ran_out = any(sign in r.lower() for r in reasons for sign in HEAP_RAN_OUT)
+        where = "as a whole" if any(o["scenario"] == "run" for o in said) else \
+            "in " + ", ".join(dict.fromkeys(o["scenario"] for o in said))
+        out.append(f"FAILED under the plan's heap flags {' '.join(flags)} ({view.plan.get('name')}): {target} failed "
+                   f"{where}" + (": its heap ran out" if ran_out else ": its reason does not name the heap")
+                   + (f" ({reasons[0]})" if reasons else "")
+                   + (f"; {len(said) - 1} more failure(s)" if len(said) > 1 else ""))
+    return out
+
+
 def _startup_cells(view: RunView, metric: str) -> dict[str, Cell]:
     return {c.target: c for c in view.find("startup", metric, point="warm")}
 
@@ -225,6 +295,7 @@ def ratio_findings(view: RunView) -> list[RatioFinding]:
             c = steady[a]
             out.append(_ratio(view, f"throughput at {c.params.get('path')} c={c.params.get('connections')}",
                               steady[a], steady[b], target, pooled=True))
+            out[-1].sql = sql_parity(view, steady[a], steady[b])
         for metric, what in (("ttfr_ms", "time to first response (warm)"),
                              ("rss_after_first_mb", "RSS after the first response (warm)")):
             cells = _startup_cells(view, metric)
@@ -235,6 +306,7 @@ def ratio_findings(view: RunView) -> list[RatioFinding]:
 
 def _behind(view: RunView, ratios: list[RatioFinding]) -> list[str]:
     seen, out = set(), []
+    swept = {(x.steady.target, x.steady.point): x for x in against_sweep(view)}
     for r in ratios:
         if not r.what.startswith("throughput"):
             continue
@@ -246,6 +318,9 @@ def _behind(view: RunView, ratios: list[RatioFinding]) -> list[str]:
             flagged = sorted(cell.flags & {"not-steady", "host-slow", "held-back", "driver-bound", "errors"})
             out.append(f"{cell.target}: {s.median:,.0f} req/s median [{s.min:,.0f}-{s.max:,.0f}], CV {s.cv:.1%}, "
                        f"{s.n} launches" + (f"; marks: {', '.join(flagged)}" if flagged else ""))
+            if (x := swept.get((cell.target, cell.point))) is not None:
+                out[-1] += (f"; the sweep at this point: {x.sweep.summary.median:,.0f} req/s ({x.apart:+.0%}), one "
+                            f"long-lived instance against fresh launches of at most {x.warmup_max_s:.0f} s warm-up")
     return out
 
 
@@ -326,11 +401,12 @@ def _published(view: RunView, ratios: list[RatioFinding]) -> str:
 
 def findings(view: RunView) -> Findings | None:
     ratios = ratio_findings(view)
-    if not ratios:
-        return None
+    failures = heap_failures(view)
+    if not ratios:  # no headline ratio: a failure under the plan's heap flags is still a finding
+        return Findings(_conditions(view, None), [], [], "", "", [], "", failures=failures) if failures else None
     steady = next((r.a for r in ratios if r.what.startswith("throughput")), None)
     return Findings(_conditions(view, steady), ratios, _behind(view, ratios), _rounds_line(view), host_line(view),
-                    _advice(view, ratios), _published(view, ratios), level_lines(view))
+                    _advice(view, ratios), _published(view, ratios), level_lines(view), failures)
 
 
 def ratio_chart(found: Findings) -> Chart | None:

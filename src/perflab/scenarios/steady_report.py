@@ -30,6 +30,7 @@ def launch_part(point: str, launch: int) -> str:
 def tables(view: RunView) -> list[Table]:
     out = []
     closed = [c for c in view.find("steady") if not c.params.get("open_loop")]
+    apart = against_sweep(view)
     for label in points_in_order(closed):
         mine = [c for c in closed if c.point == label]
         t = by_target_table(view, f"steady-{label}", f"At steady state, {label} (median over fresh launches)", mine,
@@ -37,7 +38,8 @@ def tables(view: RunView) -> list[Table]:
                              "precision_pct"],
                             note="rows: fresh launches x the in-launch intervals behind each launch's value (its "
                                  "measurement after warm-up until the steady-state rule held; a launch that never "
-                                 "settled is counted 'not steady' and its figures marked)")
+                                 "settled is counted 'not steady' and its figures marked)"
+                                 + "".join(f". {x.text()}" for x in apart if x.steady.point == label))
         if t:
             out.append(_with_launches(view, t, label))
         t = by_target_table(view, f"steady-cost-{label}", f"Why: cost per request at steady state, {label}", mine,
@@ -55,6 +57,50 @@ def tables(view: RunView) -> list[Table]:
         if t:
             t.terminal = metric == "latency_p99_ms"
             out.append(t)
+    return out
+
+
+APART_FROM_SWEEP = 0.10  # steady's and the sweep's throughput of one point further apart than this: said why
+
+
+@dataclass(frozen=True)
+class AgainstSweep:
+    """Steady's and the sweep's throughput of one app/mode at one point (path, connections)."""
+    steady: Cell
+    sweep: Cell
+    warmup_max_s: float
+
+    @property
+    def apart(self) -> float:
+        """The sweep's median against steady's, as a share of steady's (+0.28: the sweep 28 % higher)."""
+        return self.sweep.summary.median / self.steady.summary.median - 1
+
+    def text(self) -> str:
+        st, sw = self.steady.summary, self.sweep.summary
+        return (f"{self.steady.target} {self.steady.params.get('path')} c={self.steady.params.get('connections')}: "
+                f"steady {st.median:,.0f} req/s, the sweep {sw.median:,.0f} ({self.apart:+.0%}): two figures of one "
+                f"point, of two states of the app: steady's are fresh launches, each measured after at most "
+                f"{self.warmup_max_s:.0f} s of warm-up; the sweep's is one long-lived instance, loaded through its "
+                f"other points and repeats before and after this one (further along in JIT compilation, heap and "
+                f"caches)")
+
+
+def against_sweep(view: RunView) -> list[AgainstSweep]:
+    """Where a run has both a steady and a sweep figure of throughput for the same app/mode, path and
+    connections, and they differ by more than APART_FROM_SWEEP."""
+    sweep = {(c.target, c.params.get("path"), c.params.get("connections")): c for c in view.find("sweep", "rps")}
+    cfg = view.plan.get("steady") or {}
+    out = []
+    for c in view.find("steady", "rps"):
+        other = sweep.get((c.target, c.params.get("path"), c.params.get("connections")))
+        if c.params.get("open_loop") or other is None or c.summary.median <= 0:
+            continue
+        own = next((p.get("warmup_max_s") for p in cfg.get("points") or []
+                    if (p.get("path"), p.get("connections")) == (c.params.get("path"), c.params.get("connections"))),
+                   None)
+        found = AgainstSweep(c, other, own or cfg.get("warmup_max_s") or 120.0)
+        if abs(found.apart) > APART_FROM_SWEEP:
+            out.append(found)
     return out
 
 
