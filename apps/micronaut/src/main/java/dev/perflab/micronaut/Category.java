@@ -1,0 +1,10 @@
+package dev.perflab.micronaut;
+
+import io.micronaut.data.annotation.Id;
+import io.micronaut.data.annotation.MappedEntity;
+import io.micronaut.serde.annotation.Serdeable;
+
+@Serdeable
+@MappedEntity("categories")
+public record Category(@Id Long id, String name) {
+}
