@@ -1,0 +1,49 @@
+package dev.perflab.helidon;
+
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.RequestException;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+/** Routing error handlers: every error is a JSON body, a client error never a 500. */
+final class Errors {
+
+    private static final Logger LOGGER = Logger.getLogger(Errors.class.getName());
+
+    private Errors() {
+    }
+
+    static void register(HttpRouting.Builder routing) {
+        routing.error(ApiException.class, (req, res, e) -> send(res, e.status(), e.getMessage()))
+                .error(RequestException.class, (req, res, e) -> send(res, e.status(), e.getMessage()))
+                .error(Database.DatabaseException.class, (req, res, e) -> {
+                    LOGGER.log(Level.WARNING, "database error", e);
+                    send(res, Status.SERVICE_UNAVAILABLE_503, "database unavailable");
+                })
+                .error(Exception.class, (req, res, e) -> {
+                    LOGGER.log(Level.SEVERE, "unexpected error", e);
+                    send(res, Status.INTERNAL_SERVER_ERROR_500, "internal error");
+                });
+    }
+
+    static void send(ServerResponse res, Status status, String message) {
+        res.status(status);
+        res.headers().set(HeaderNames.CONTENT_TYPE, "application/json");
+        res.send(new ErrorBody(status.code(), message == null || message.isBlank() ? status.reasonPhrase() : message));
+    }
+
+    /** The last route: any path no service answers. */
+    static void notFound(ServerRequest req, ServerResponse res) {
+        send(res, Status.NOT_FOUND_404, "no route for " + req.path().path());
+    }
+
+    /** Registered after a path's own methods: the path exists, the method does not. */
+    static void methodNotAllowed(ServerRequest req, ServerResponse res) {
+        send(res, Status.METHOD_NOT_ALLOWED_405, req.prologue().method().text() + " not allowed on " + req.path().path());
+    }
+}
