@@ -37,6 +37,7 @@ public final class Main {
 
         WebServer server = WebServer.builder()
                 .config(config.get("server"))
+                .directHandlers(Errors::directHandlers)
                 .routing(routing -> routing(routing, dataSource, mode))
                 .build()
                 .start();
