@@ -33,6 +33,10 @@ final class DataService implements HttpService {
                 .any("/{key}", Errors::methodNotAllowed);
     }
 
+    private static ApiException duplicate(String data) {
+        return ApiException.conflict("data object " + data + " already exists");
+    }
+
     private void get(ServerRequest req, ServerResponse res) {
         String key = req.path().pathParameters().get("key");
         String found = Database.read(dataSource, c -> {
@@ -53,6 +57,14 @@ final class DataService implements HttpService {
         String data = Json.text(Json.object(req), "data", KEY_MAX);
         try {
             Database.inTransaction(dataSource, c -> {
+                try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM data_objects WHERE data = ?")) {
+                    ps.setString(1, data);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (rs.next()) {
+                            throw duplicate(data);
+                        }
+                    }
+                }
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO data_objects (data) VALUES (?)")) {
                     ps.setString(1, data);
                     return ps.executeUpdate();
@@ -60,7 +72,7 @@ final class DataService implements HttpService {
             });
         } catch (Database.DatabaseException e) {
             if (e.uniqueViolation()) {
-                throw ApiException.conflict("data object " + data + " already exists");
+                throw duplicate(data);
             }
             throw e;
         }

@@ -1,7 +1,9 @@
 package dev.perflab.helidon;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,7 +16,11 @@ import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 
-/** /fruits: the CRUD service. Reads run in auto-commit, each write in one transaction. */
+/**
+ * /fruits: the CRUD service. Reads run in auto-commit, each write in one transaction; a write checks
+ * for a duplicate name (and a rename for the fruit) first, as the other apps do, so each path sends
+ * the database the same statements as theirs.
+ */
 final class FruitService implements HttpService {
 
     private static final int NAME_MAX = 40;
@@ -69,6 +75,9 @@ final class FruitService implements HttpService {
     private void create(ServerRequest req, ServerResponse res) {
         String name = Json.text(Json.object(req), "name", NAME_MAX);
         Fruit fruit = write(name, () -> Database.inTransaction(dataSource, c -> {
+            if (nameTaken(c, name, null)) {
+                throw duplicate(name);
+            }
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO fruits (name) VALUES (?) RETURNING id")) {
                 ps.setString(1, name);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -86,15 +95,24 @@ final class FruitService implements HttpService {
         long id = id(req);
         String name = Json.text(Json.object(req), "name", NAME_MAX);
         Fruit fruit = write(name, () -> Database.inTransaction(dataSource, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT id FROM fruits WHERE id = ?")) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw unknown(id);
+                    }
+                }
+            }
+            if (nameTaken(c, name, id)) {
+                throw duplicate(name);
+            }
             try (PreparedStatement ps = c.prepareStatement("UPDATE fruits SET name = ? WHERE id = ?")) {
                 ps.setString(1, name);
                 ps.setLong(2, id);
-                return ps.executeUpdate() == 1 ? new Fruit(id, name) : null;
+                ps.executeUpdate();
+                return new Fruit(id, name);
             }
         }));
-        if (fruit == null) {
-            throw unknown(id);
-        }
         res.send(fruit);
     }
 
@@ -113,12 +131,32 @@ final class FruitService implements HttpService {
         res.send();
     }
 
+    /** The duplicate check inside the write's transaction (the unique constraint still backs it). */
+    private static boolean nameTaken(Connection c, String name, Long exceptId) throws SQLException {
+        String sql = exceptId == null
+                ? "SELECT 1 FROM fruits WHERE name = ?"
+                : "SELECT 1 FROM fruits WHERE name = ? AND id <> ?";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, name);
+            if (exceptId != null) {
+                ps.setLong(2, exceptId);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    private static ApiException duplicate(String name) {
+        return ApiException.conflict("a fruit named " + name + " already exists");
+    }
+
     private static Fruit write(String name, java.util.function.Supplier<Fruit> work) {
         try {
             return work.get();
         } catch (Database.DatabaseException e) {
             if (e.uniqueViolation()) {
-                throw ApiException.conflict("a fruit named " + name + " already exists");
+                throw duplicate(name);
             }
             throw e;
         }
