@@ -1,0 +1,4 @@
+package dev.perflab.helidon;
+
+record DataPayload(String data) {
+}

@@ -1,0 +1,4 @@
+package dev.perflab.helidon;
+
+record Fruit(long id, String name) {
+}
