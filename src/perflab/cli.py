@@ -221,7 +221,7 @@ def cmd_run(args) -> int:
                            fix=f"./perflab run --resume {resumed.run_id} (without a plan, --apps, --app-dir, --versions or --profile)")
         return _run_and_summarise(resumed.plan, args=args, resumed=resumed)
     if not args.plan and not args.app_dir:
-        raise LabError("run needs a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020, their *-full forms or a .toml "
+        raise LabError("run needs a plan (quick, full, sizing, upgrade, frameworks, rt2019, lab2020, kt2020, their *-full forms or a .toml "
                        "file), --app-dir DIR, --app-jar/--app-cmd, or --resume RUN")
     # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
     only = (args.apps or None) if args.plan else (args.apps or [])
@@ -343,7 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cost_options(q)
     q.set_defaults(func=cmd_quick)
 
-    r = sub.add_parser("run", help="run a plan (quick, full, sizing, upgrade, rt2019, lab2020, kt2020, rt2019-full, lab2020-full, kt2020-full "
+    r = sub.add_parser("run", help="run a plan (quick, full, sizing, upgrade, frameworks, rt2019, lab2020, kt2020, rt2019-full, lab2020-full, kt2020-full "
                             "or a TOML file), or measure your own app; --dry-run shows what it would cost, --resume RUN "
                             "goes on with an interrupted run",
                        epilog="Your own apps: perflab run [PLAN] --app-dir DIR [--app-dir DIR2 ...], each DIR holding a "
