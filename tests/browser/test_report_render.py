@@ -248,7 +248,7 @@ def test_the_screenshot_shows_the_charts(browser, report, tmp_path):
     for name, page in (("charts", report), ("no-script", bare_page)):
         shot = tmp_path / f"{name}.png"
         done = run_chromium(browser, tmp_path / f"profile-{name}", page.as_uri(), OFFLINE, SETTLE,
-                            f"--screenshot={shot}", "--window-size=1280,6000", "--hide-scrollbars")
+                            f"--screenshot={shot}", "--window-size=1280,16000", "--hide-scrollbars")
         assert shot.exists(), done.stderr[-2000:]
         assert console_messages(done.stderr) == []
         shots[name] = png_colors(shot)
