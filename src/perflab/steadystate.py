@@ -61,8 +61,8 @@ def _cv(values: Sequence[float]) -> float:
 
 def judge(values: Sequence[float], rule: Rule) -> Verdict:
     """Is the recent throughput steady? `values`: per-interval throughput, oldest first."""
-    if len(values) < max(3, 2 * rule.window):
-        return Verdict(False, None, None, None, f"fewer than {2 * rule.window} intervals (two windows)")
+    if len(values) < max(3, rule.window):
+        return Verdict(False, None, None, None, f"fewer than {rule.window} intervals")
     window = list(values[-rule.window:])
     mean = math.fsum(window) / len(window)
     cv = _cv(window)
@@ -80,6 +80,9 @@ def judge(values: Sequence[float], rule: Rule) -> Verdict:
         return Verdict(False, cv, trend, p, f"still {'rising' if trend > 0 else 'falling'} "
                                             f"({trend:+.1%} across the window, more than the "
                                             f"{rule.max_cv:.0%} spread allowed; p={p:.2f})")
+    if len(values) < 2 * rule.window:
+        return Verdict(False, cv, trend, p, f"one window steady (spread {cv:.1%}, trend {trend:+.1%}); the next must "
+                                            f"hold its level ({2 * rule.window} intervals)")
     step = window_step(values[-2 * rule.window:-rule.window], window)
     if step is None or not (-rule.max_step <= step[0] and step[1] <= rule.max_step):
         low, high = step or (math.nan, math.nan)

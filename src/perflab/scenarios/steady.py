@@ -226,11 +226,13 @@ def _warm_and_measure(ctx: Context, inst: Instance, p: SteadyPoint, label: str, 
         ctx.progress.update(f"launch {launch} {label}: warm-up {elapsed:.0f}s, "
                             f"{iv.result.rps:,.0f} req/s ({why})")
         if verdict.steady and not compiling:
-            window = run.warmup[-rule.window:]
+            # the level held over the last two windows: steady from the first of them, and both are
+            # steady intervals, measured
+            window = run.warmup[-2 * rule.window:]
             run.steady_at_s = window[0].t_s - window[0].result.duration_s
             run.why = verdict.why
             if p.measure:
-                run.warmup = run.warmup[:-rule.window]
+                run.warmup = run.warmup[:-2 * rule.window]
                 for w in window:
                     w.phase = "measure"
                 run.measured = window
