@@ -304,3 +304,12 @@ def test_a_heap_failure_is_a_finding_also_in_a_run_without_a_headline_ratio(stor
     assert found.lines() == ["what this run found", f"  conditions: {found.conditions}", f"  {found.failures[0]}"]
     page = html.render(view, RunExtras()).split('id="environment"')[0]
     assert "No headline ratio" in page and "quarkus/native failed as a whole: its heap ran out" in page
+
+
+def test_when_too_few_launches_were_steady_the_ratio_says_so(store):
+    view = _run(store, [20_000, 20_200, 26_000], [10_000, 10_050, 10_000])
+    for n in (1, 2):
+        store.add_flag(view.id, "spring-boot", "jvm", "steady", n, "not-steady")
+    [ratio] = findings.findings(results.load(store, view.id)).ratios
+    assert ratio.steady_only is None and ratio.not_steady == 2
+    assert "2 of its rounds had a launch that never reached steady state" in ratio.text()

@@ -37,6 +37,7 @@ class RatioFinding:
     per_round: list[tuple[int, float]] = field(default_factory=list)
     least: int = 2            # rounds before a ratio can count as settled (the plan's min_rounds)
     steady_only: ratios_ci.RatioInterval | None = None  # without the launches marked not-steady, when any were
+    not_steady: int = 0       # rounds with a launch marked not-steady on either side
     dropped: int = 0          # launches left out of the pairing: their round was missing or repeated
     earlier: list[tuple[str, ratios_ci.RatioInterval]] = field(default_factory=list)  # earlier runs' intervals
     prior: ratios_ci.Prior | None = None
@@ -78,6 +79,9 @@ class RatioFinding:
             s = self.steady_only
             text += (f"; without the not-steady launches {s.estimate:.2f}x [{s.low:.2f}-{s.high:.2f}] "
                      f"({s.n} {'rounds' if s.paired else 'launches a side'})")
+        elif self.not_steady:
+            text += (f"; {self.not_steady} of its rounds had a launch that never reached steady state: too few "
+                     f"steady launches are left for a ratio without them")
         if self.dropped:
             text += (f"; not paired by round: {self.dropped} launch value(s) have a round number missing or "
                      f"repeated (Welch on all launches instead)")
@@ -213,6 +217,7 @@ def _ratio(view: RunView, what: str, a: Cell, b: Cell, target: float, *, pooled:
                          dropped=a.unpairable() + b.unpairable() if in_rounds else 0, earlier=earlier, prior=prior)
     bad = {r for c in (a, b) for r, flags in zip(c.repeats, c.value_flags) if "not-steady" in flags}
     if bad:
+        found.not_steady = len(bad)
         found.steady_only = launch_interval(a, b, in_rounds, prior, keep=lambda r: r not in bad)
     return found
 
