@@ -44,10 +44,6 @@ class Cell:
     def unpairable(self) -> int:
         return len(self.values) - len(self.by_repeat())
 
-    def flags_by_repeat(self) -> dict[int, set[str]]:
-        counts = Counter(self.repeats)
-        return {r: f for r, f in zip(self.repeats, self.value_flags) if r is not None and counts[r] == 1}
-
     def to_dict(self) -> dict[str, Any]:
         return {"app": self.app, "mode": self.mode, "scenario": self.scenario, "point": self.point,
                 "params": self.params, "metric": self.metric, "unit": self.unit, "values": self.values, "repeats": self.repeats, "summary": self.summary.to_dict(),
