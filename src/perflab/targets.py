@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from perflab import apps, run_on
+from perflab import apps
 from perflab.apps import versions
 from perflab.errors import LabError
 
@@ -79,5 +79,19 @@ def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
         for variant in variants:
             for mode in modes:
                 targets.append(Target(variant, mode, apps.unavailable(variant, mode, plan["limits"]["jdk"] or None)))
-    run_on.place(plan, targets)
+    place_run_on(plan, targets)
     return targets
+
+
+def place_run_on(plan: "Plan", targets: list[Target]) -> None:
+    """Scenarios a plan runs on one app/mode only (its `run_on` table), as their study ran them: e.g.
+    RT-2019's 3-hour soak on Quarkus native, and where native is unavailable on one declared
+    stand-in. The first app/mode of the list that is in the run and available here runs it; every
+    other target's `elsewhere` says who runs it instead."""
+    here = {t.label: t for t in targets if not t.unavailable}
+    for scenario, labels in plan["run_on"].items():
+        chosen = next((label for label in labels if label in here), None)
+        where = chosen or f"none of {', '.join(labels)} (none runs here)"
+        for t in targets:
+            if t.label != chosen:
+                t.elsewhere[scenario] = where
