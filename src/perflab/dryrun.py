@@ -141,14 +141,34 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
         budget = plan.settings("rounds").budget_min * 60
         if budget > 0:  # no round starts that would end the run after the budget (counted after the builds)
             cost.upper_s = max(cost.total_s, min(cost.upper_s, sum(b.seconds for b in builds) + budget))
-    cost.settling = settling_lines(plan, targets, store, method)
+    cost.settling = settling_lines(plan, targets, store, method, _headline_round_fits(plan, targets, cost, round_parts))
     return cost
 
 
-def settling_lines(plan: Plan, targets: list[runner.Target], store: Store, method: str) -> list[str]:
+def _headline_round_fits(plan: Plan, targets: list[runner.Target], cost: Cost, round_parts: list[Part]) -> int | None:
+    """How many rounds in all the run can reach within its budget and max_rounds: the planned ones,
+    then rounds of the headline app/modes alone, each costing their share of a planned round (by the
+    plan's launch estimates). None without a budget."""
+    cfg = plan.settings("rounds")
+    if cfg.budget_min <= 0 or not round_parts:
+        return None
+    able = [t for t in targets if not t.unavailable]
+    chasing = runner.chasing_labels(plan, targets)
+    share = {t.label: sum(runner.launch_estimate_s(plan, t, sc) for sc in runner.round_scenarios(plan, t)) for t in able}
+    whole = sum(share.values())
+    per_round = sum(p.seconds for p in round_parts) / len(round_parts)
+    per_headline = per_round * (sum(v for k, v in share.items() if k in chasing) / whole if whole else 1.0)
+    left = sum(b.seconds for b in cost.builds) + cfg.budget_min * 60 - cost.total_s
+    extra = int(max(0.0, left) // per_headline) if per_headline > 0 else 0
+    return min(cfg.max_rounds, cost.rounds + extra)
+
+
+def settling_lines(plan: Plan, targets: list[runner.Target], store: Store, method: str,
+                   fits: int | None = None) -> list[str]:
     """How each headline ratio's rounds are planned: from the spread earlier runs of this plan and
     method on this machine measured (pooled, Kalibera and Jones), or, without them, the sequential
-    rule with its minimum for the target."""
+    rule with its minimum for the target. `fits`: the rounds the budget and max_rounds allow, so that
+    a ratio this machine's spread cannot settle in them is said to be so before the run."""
     cfg = plan.settings("rounds")
     if cfg.target <= 0 or not cfg.interleave:
         return []
@@ -167,9 +187,18 @@ def settling_lines(plan: Plan, targets: list[runner.Target], store: Store, metho
                        f"until +-{cfg.target:.0%}, and it counts as settled from {least} rounds")
             continue
         planned = rounds.planned_from_prior(cfg.target, prior, least, cfg.max_rounds)
-        out.append(f"{p.label}: planned at {planned} rounds from {prior.runs} earlier run(s) here (round-to-round "
-                   f"sd {prior.sd_log:.3f}, {prior.df} degrees of freedom, pooled into its interval); settled "
-                   f"from {least} rounds")
+        line = (f"{p.label}: planned at {planned} rounds from {prior.runs} earlier run(s) here (round-to-round "
+                f"sd {prior.sd_log:.3f}, {prior.df} degrees of freedom, pooled into its interval)")
+        most = min(cfg.max_rounds, fits) if fits is not None else cfg.max_rounds
+        if least > most:
+            why = f"the {cfg.budget_min:g}-minute budget" if fits is not None and fits < cfg.max_rounds else \
+                f"max_rounds ({cfg.max_rounds})"
+            line += (f"; at this spread it may count as settled to +-{cfg.target:.0%} only from {least} rounds, and "
+                     f"{why} allows {most}: it will NOT settle here; its estimate is shown with the interval its "
+                     f"rounds give (a plan with more rounds, a wider rounds.target or a quieter machine would settle it)")
+        else:
+            line += f"; settled from {least} rounds"
+        out.append(line)
     return out
 
 

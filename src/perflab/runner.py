@@ -119,7 +119,7 @@ def round_steps(plan: Plan, targets: list[Target], first: int, last: int) -> lis
     every planned round until its ratios settle (_takes_part): counted in each, the estimate is the
     unsettled case, and the run takes those launches out of the rounds left once they settle
     (_settled_out_of_round)."""
-    chasing = set(_chasing(plan, targets))
+    chasing = set(chasing_labels(plan, targets))
     steps = []
     for n in range(first, last + 1):
         launches = [(t, sc) for t in targets for sc in round_scenarios(plan, t) if _takes_part(plan, sc, n, t.label in chasing)]
@@ -134,17 +134,17 @@ def _launch_measured(plan: Plan, target: Target, sc: Scenario) -> bool:
 
 def launches_in_rounds(plan: Plan, targets: list[Target], target: Target) -> int:
     """The launches `target`'s rounds scenarios make in the planned rounds, as the estimate counts them."""
-    chasing = target.label in _chasing(plan, targets)
+    chasing = target.label in chasing_labels(plan, targets)
     return sum(1 for n in range(1, planned_rounds(plan, targets) + 1) for sc in round_scenarios(plan, target)
                if _takes_part(plan, sc, n, chasing))
 
 
 def chases_precision(plan: Plan, targets: list[Target]) -> bool:
     """Whether steady launches in every planned round until its ratios settle (the estimate's case)."""
-    return bool(_chasing(plan, targets)) and any(sc.rounds_only for t in targets for sc in round_scenarios(plan, t))
+    return bool(chasing_labels(plan, targets)) and any(sc.rounds_only for t in targets for sc in round_scenarios(plan, t))
 
 
-def _chasing(plan: Plan, targets: list[Target]) -> list[str]:
+def chasing_labels(plan: Plan, targets: list[Target]) -> list[str]:
     """The app/modes of the headline ratios a precision target asks to settle (none without a target)."""
     cfg = plan.settings("rounds")
     if cfg.target <= 0:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from perflab import dryrun, plan, runner
+from perflab import dryrun, plan, ratios_ci, run_history, runner
 from perflab.errors import LabError
 from perflab.progress import step_kind
 from perflab.scenario import Estimate
@@ -225,3 +225,24 @@ def test_an_earlier_run_whose_ratios_settled_does_not_shrink_the_unsettled_round
     # without a precision target the rounds' launches do not depend on settling: what they took here
     t0 = runner.select_targets(content)
     assert dryrun.estimate(content, t0, store, method_hash(content.data, ENV)).rounds_s == pytest.approx(5.0)
+
+
+def _known(logs_per_run: list[list[float]]) -> run_history.History:
+    """Earlier runs of the plan here whose rounds gave these ln(Quarkus / Spring Boot)."""
+    label = "quarkus/jvm / spring-boot/jvm"
+    past = [run_history.PastRatio(f"run-{n}", ratios_ci.RatioInterval(1.5, 1.2, 1.9, len(logs), True, 0.1), logs)
+            for n, logs in enumerate(logs_per_run)]
+    return run_history.History([p.run_id for p in past], {label: past})
+
+
+def test_a_ratio_this_machines_spread_cannot_settle_within_the_plans_rounds_is_said_so_before_the_run(store, monkeypatch):
+    quick = plan.load("quick")
+    targets = runner.select_targets(quick)
+    wide = _known([[0.30, 0.55, 0.20], [0.05, 0.40, 0.35]])     # sd of ln ratio ~0.14: this VM's spread
+    narrow = _known([[0.45, 0.46, 0.44], [0.45, 0.44, 0.46]])  # sd ~0.01
+    monkeypatch.setattr(run_history, "load_for", lambda *a, **k: wide)
+    [line] = dryrun.settling_lines(quick, targets, store, "m", fits=4)
+    assert "will NOT settle here" in line and "allows 4" in line and "budget" in line
+    monkeypatch.setattr(run_history, "load_for", lambda *a, **k: narrow)
+    [line] = dryrun.settling_lines(quick, targets, store, "m", fits=4)
+    assert "NOT" not in line and line.endswith("settled from 3 rounds")
