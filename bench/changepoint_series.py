@@ -2,7 +2,7 @@
 whether the history's change points (perflab.changepoints, Apache Otava's E-Divisive) land on the
 first slowed run and nowhere else.
 
-    .venv/bin/python bench/changepoint_series.py [--runs 10] [--slow-from 6] [--slow-us 50]
+    .venv/bin/python bench/changepoint_series.py [--runs 10] [--slow-from 6] [--slow-us 50] [--short]
 
 The plan is `quick` cut to the Go reference and Quarkus (startup and steady, main modes), named
 `changepoint-series` so its history is its own. From run --slow-from on (counted from 0), the Go
@@ -13,7 +13,9 @@ change point in its figures would be a false one. The source is restored when th
 also on failure or Ctrl-C.
 
 Each run takes about as long as quick's share of those two apps (several minutes); ten runs take
-an hour or more, on a machine kept quiet. At the end the script prints every change point of the
+an hour or more, on a machine kept quiet. `--short` cuts each run to about three minutes: no rounds
+target, 20 s of warm-up at most, 10 s measured, no open-loop point (the figures are then partly
+warm-up for Quarkus, alike in every run, which is all a series needs). At the end the script prints every change point of the
 series and whether each is where it should be. This is a benchmark: it prints, it asserts nothing.
 """
 
@@ -33,8 +35,14 @@ HANDLERS = ROOT / "apps" / "go-reference" / "handlers.go"
 LIST_FRUITS = "func (s *server) listFruits(w http.ResponseWriter, r *http.Request) {\n"
 
 
-def plan_text() -> str:
-    """quick.toml with its name and apps changed: the same durations, rounds and limits."""
+SHORT = {r"(?m)^warmup_max_s = .*$": "warmup_max_s = 20", r"(?m)^measure_max_s = .*$": "measure_max_s = 10",
+         r"(?m)^open_loop_fraction = .*$": "open_loop_fraction = 0", r"(?m)^target = .*$": "target = 0",
+         r"(?m)^budget_min = .*$": "budget_min = 0", r"(?m)^headline = .*$": "headline = []"}
+
+
+def plan_text(short: bool = False) -> str:
+    """quick.toml with its name and apps changed: the same durations, rounds and limits (`short`:
+    the cuts in SHORT)."""
     text = (ROOT / "src" / "perflab" / "plans" / "quick.toml").read_text()
     text = re.sub(r'(?m)^name = "quick"$', f'name = "{PLAN_NAME}"', text)
     text = re.sub(r'(?m)^apps = \["all"\]$', f'apps = ["{SLOWED}", "{KEPT}"]', text)
@@ -42,6 +50,10 @@ def plan_text() -> str:
     text = re.sub(r'(?m)^scenarios = .*$', 'scenarios = ["startup", "steady"]', text)
     if f'name = "{PLAN_NAME}"' not in text or f'"{SLOWED}", "{KEPT}"' not in text:
         sys.exit("quick.toml's name or apps line changed: update plan_text()")
+    for pattern, line in (SHORT.items() if short else ()):
+        text, found = re.subn(pattern, line, text)
+        if not found:
+            sys.exit(f"quick.toml has no line {pattern!r}: update SHORT")
     return text
 
 
@@ -58,7 +70,7 @@ def slowed_source(original: str, micros: int) -> str:
 
 
 def run_plan(plan_file: Path) -> None:
-    cmd = [str(ROOT / "perflab"), "run", str(plan_file)]
+    cmd = [str(ROOT / "perflab"), "run", str(plan_file), "--yes"]
     print("$ " + " ".join(cmd), flush=True)
     code = subprocess.call(cmd, cwd=ROOT)
     if code != 0:
@@ -88,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=10, help="runs in all (default 10)")
     parser.add_argument("--slow-from", type=int, default=6, help="the first slowed run, counted from 0 (default 6)")
     parser.add_argument("--slow-us", type=int, default=50, help="CPU spun per GET /fruits when slowed (default 50 µs)")
+    parser.add_argument("--short", action="store_true", help="about three minutes a run (see above)")
     parser.add_argument("--report-only", action="store_true", help="run nothing: list the stored series' change points")
     args = parser.parse_args(argv)
     if args.report_only:
@@ -97,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     first_slowed = None
     with tempfile.TemporaryDirectory() as tmp:
         plan_file = Path(tmp) / f"{PLAN_NAME}.toml"
-        plan_file.write_text(plan_text())
+        plan_file.write_text(plan_text(args.short))
         try:
             for i in range(args.runs):
                 slow = i >= args.slow_from
