@@ -20,6 +20,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 import plotly.offline
+from plotly.subplots import make_subplots
 
 from perflab.report.published.claims import target_of
 from perflab.report.published.curves import curves
@@ -248,6 +249,55 @@ def strip_chart(title: str, groups: list[tuple[str, str, list[Point]]], x: Axis,
     note = "filled: warm launches; hollow: the first (cold) launch; bar: median of the warm launches"
     errors = _marker_key(flags & {"errors", "no-responses"})
     return Chart(key, title, fig, f"{note}; {errors}" if errors else note)
+
+
+@dataclass
+class Panel:
+    """One figure of a panels chart: its axis label and one labelled point per group (name, color,
+    point); a point's low and high are its interval, its note says what the interval is."""
+    label: str
+    points: list[tuple[str, str, Point]]
+
+
+PANEL_HEIGHT = 250
+PANEL_COLUMNS = 4
+
+
+def panels_chart(title: str, panels: list[Panel], *, key: str = "", note: str = "") -> Chart | None:
+    """Several figures of different units side by side, one small panel each, the groups (app/modes)
+    in the same place and colour in every panel, each point with its interval as a whisker; one
+    legend entry per group toggles it in every panel. None when no panel has a point."""
+    panels = [p for p in panels if p.points]
+    if not panels:
+        return None
+    cols = min(PANEL_COLUMNS, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    height = TITLE_TOP + 80 + rows * PANEL_HEIGHT
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[p.label for p in panels],
+                        horizontal_spacing=0.07, vertical_spacing=0.5 / rows)
+    fig.update_layout(_figure(title, {}, {}, height).layout)
+    order = list(dict.fromkeys(name for p in panels for name, _, _ in p.points))
+    flags: set[str] = set()
+    shown: set[str] = set()
+    for i, panel in enumerate(panels):
+        row, col = i // cols + 1, i % cols + 1
+        for name, color, p in panel.points:
+            flags |= p.flags
+            tip = f"{name}<br>{panel.label}: {fmt_value(p.y)}" + (f"<br>{p.note}" if p.note else "")
+            fig.add_trace(go.Scatter(
+                x=[order.index(name)], y=[p.y], mode="markers", name=name, legendgroup=name,
+                showlegend=name not in shown, error_y=_error_bars([p], color), hovertext=[tip], hoverinfo="text",
+                marker={"color": color, "size": 9, "symbol": _symbol(p.flags), "line": {"width": 1.6}}),
+                row=row, col=col)
+            fig.add_traces(_flag_traces(name, [(order.index(name), p.y, p.flags, tip)]), rows=row, cols=col)
+            shown.add(name)
+        values = [v for _, _, p in panel.points for v in (p.y, p.low, p.high) if v is not None]
+        fig.update_yaxes(_axis(Axis("", zero=True), values), row=row, col=col)
+        fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, range=[-0.6, len(order) - 0.4],
+                         row=row, col=col)
+    for caption in fig.layout.annotations:  # the panels' titles: smaller than the chart's own
+        caption.font = {"size": 12}
+    return Chart(key, title, fig, "; ".join(x for x in (note, _marker_key(flags)) if x))
 
 
 # --- the report's charts -------------------------------------------------------------------------

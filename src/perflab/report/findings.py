@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from perflab import ratios_ci, rounds, run_history
 from perflab.apps.launching import HEAP_OPTIONS
+from perflab.report import frameworks
 from perflab.report.charts import Axis, Chart, Point, Series, line_chart
 from perflab.results import Cell, RunView, launch_interval
 from perflab.scenarios.steady_report import (PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, against_sweep, headline_cells,
@@ -145,6 +146,7 @@ class Findings:
     published: str            # a published figure beside the headline, with the differences stated
     levels: list[str] = field(default_factory=list)  # where the variance is: launches or intervals
     failures: list[str] = field(default_factory=list)  # app/modes that failed under the plan's heap flags
+    frameworks: list[str] = field(default_factory=list)  # a headline ratio not given; frameworks never published
 
     def warnings(self) -> list[str]:
         """What must be read before the ratios: an estimate the earlier runs do not allow."""
@@ -152,7 +154,8 @@ class Findings:
 
     def notes(self) -> list[str]:
         across = [t for r in self.ratios if (t := r.history_text())]
-        return [x for x in (*across, self.rounds, *self.levels, self.host, *self.advice, self.published) if x]
+        return [x for x in (*across, self.rounds, *self.levels, self.host, *self.advice, self.published,
+                            *self.frameworks) if x]
 
     def lines(self) -> list[str]:
         out = ["what this run found", *(f"  {w}" for w in self.warnings()), f"  conditions: {self.conditions}"]
@@ -165,7 +168,8 @@ class Findings:
 
 
 def _pairs(view: RunView, targets: list[str]) -> list[tuple[str, str]]:
-    named = ((view.environment.get("rounds") or {}).get("headline")) or []
+    named = ((view.environment.get("rounds") or {}).get("headline")) or [  # as the rounds recorded them, else the plan's
+        x.replace(":", " / ", 1) for x in (view.plan.get("rounds") or {}).get("headline") or []]
     pairs = [tuple(x.split(" / ", 1)) for x in named if " / " in x]
     pairs = [(a, b) for a, b in pairs if a in targets and b in targets]
     if pairs:
@@ -411,7 +415,8 @@ def findings(view: RunView) -> Findings | None:
         return Findings(_conditions(view, None), [], [], "", "", [], "", failures=failures) if failures else None
     steady = next((r.a for r in ratios if r.what.startswith("throughput")), None)
     return Findings(_conditions(view, steady), ratios, _behind(view, ratios), _rounds_line(view), host_line(view),
-                    _advice(view, ratios), _published(view, ratios), level_lines(view), failures)
+                    _advice(view, ratios), _published(view, ratios), level_lines(view), failures,
+                    frameworks.finding_lines(view, [(r.numerator, r.denominator) for r in ratios]))
 
 
 def ratio_chart(found: Findings) -> Chart | None:

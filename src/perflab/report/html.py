@@ -1,8 +1,9 @@
 """The HTML report: one self-contained file that opens from disk and works offline (inline CSS,
 plotly.js embedded once, each chart's figure as JSON beside its place, no external resource).
-Order: the verdicts on the published claims, the environment, how the run measured and what it
-could not enforce, what is missing, then a section per scenario with its charts, tables and the
-published figures beside them, and the cost model.
+Order: what the run found, the frameworks side by side (a run with two of the four or more), the
+environment, how the run measured and what it could not enforce, the verdicts on the published
+claims, what is missing, then a section per scenario with its charts, tables and the published
+figures beside them, and the cost model.
 
 The markup lives in the Jinja2 templates beside this module (templates/, autoescaped); this module
 gathers what they show from the run's tables, facts, ratios and cost model."""
@@ -15,7 +16,7 @@ import time
 from markupsafe import Markup
 
 from perflab import registry
-from perflab.report import charts, cost, findings, profiles, ratios
+from perflab.report import charts, cost, findings, frameworks, profiles, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods, projection
 from perflab.report.published.worded import worded_rows
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
@@ -162,6 +163,15 @@ def findings_view(view: RunView, extras: RunExtras, colors: dict[str, str], ids)
             "charts": [(f"chart-{next(ids)}", c) for c in shown]}
 
 
+def frameworks_view(view: RunView, ids) -> dict | None:
+    """The frameworks side by side: one table and one chart (None when the run has fewer than two)."""
+    shown = frameworks.view_of(view)
+    if shown is None:
+        return None
+    table, chart = shown
+    return {"table": table, "charts": [(f"chart-{next(ids)}", chart)] if chart else []}
+
+
 def render(view: RunView, extras: RunExtras) -> str:
     colors = charts.colors_for(view)
     claim_results = ratios.evaluate_all(view)
@@ -171,14 +181,18 @@ def render(view: RunView, extras: RunExtras) -> str:
            ("contradictions", "Study contradictions"), ("missing", "What is missing")] + [(f"s-{s}", s) for s in scenarios] + [("cost", "Cost model")]
     ids = itertools.count(1)
     found = findings_view(view, extras, colors, ids)
+    side = frameworks_view(view, ids)
+    if side:
+        toc.insert(1, ("frameworks", "The frameworks side by side"))
     sections = [scenario_view(view, s, extras, colors, [r for r in claim_results if r.claim.where.scenario == s], ids)
                 for s in scenarios]
     profiled = profiles.section(extras.profiles, ids)
     if profiled:
         toc.insert(-1, ("profiles", "Profiles"))
-    has_charts = any(s["charts"] for s in sections) or bool(found and found["charts"]) or bool(profiled)
+    has_charts = (any(s["charts"] for s in sections) or bool(found and found["charts"]) or bool(profiled)
+                  or bool(side and side["charts"]))
     return templates().get_template("report.html.j2").render(
-        view=view, started=started, targets=", ".join(view.targets()) or "none", toc=toc, findings=found,
+        view=view, started=started, targets=", ".join(view.targets()) or "none", toc=toc, findings=found, frameworks=side,
         environment=environment_rows(view), method=method_view(view, extras), verdicts=verdict_view(claim_results),
         contradictions=contradiction_rows(), worded=worded_rows(), projection=projection_view(view),
         not_transcribed=NOT_TRANSCRIBED,

@@ -7,7 +7,7 @@ import itertools
 import time
 
 from perflab import registry
-from perflab.report import cost, findings, profiles, ratios
+from perflab.report import cost, findings, frameworks, profiles, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
 from perflab.report.published.worded import worded_rows
 from perflab.report.published import projection as published_projection
@@ -164,6 +164,10 @@ def render(view: RunView, extras: RunExtras) -> str:
     found = findings.findings(view)
     if found is not None:
         out += ["## What this run found", "\n".join(f"- {line.strip()}" for line in found.lines()[1:])]
+    side = frameworks.table_of(view)
+    if side is not None:
+        out += ["## The frameworks side by side", md_table(side.headers, side.rows), f"_{side.note}_",
+                "_Its chart, a panel per figure with each interval as whiskers, is in the HTML report._"]
     out += ["## Environment", md_table(["", ""], [[k, v] for k, v in environment_rows(view)])]
     out += ["## Method and limits", md_table(["", ""], [[k, v] for k, v in method_rows(view)])]
     unenforced = unenforced_limits(view, extras)

@@ -14,7 +14,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from perflab import registry
-from perflab.report import findings, ratios
+from perflab.report import findings, frameworks, ratios
 from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
 from perflab.report.tables import FLAG_MARK, Table, cell_text, flag_help
 from perflab.results import RunView
@@ -97,6 +97,10 @@ def render(view: RunView, width: int | None = None) -> str:
         console.print("\nmarks: " + "; ".join([f"{FLAG_MARK[f]} {flag_help(f)}" for f in known]
                                               + [f"[{f}] {flag_help(f)}" for f in other]), markup=False)
     console.print("values: median [min-max] cv n over the repeats or launches", markup=False)
+    side = frameworks.table_of(view)
+    if side is not None:
+        console.print()
+        console.print(_rich_words(side))
     found = findings.findings(view)
     if found is not None:  # the answer last, where the terminal leaves the reader
         console.print()
