@@ -442,6 +442,16 @@ def build_parser() -> argparse.ArgumentParser:
                       help="with --fail-on-change: the percent a figure may get worse (default 5)")
     hist.set_defaults(func=lambda a: __import__("perflab.report.history", fromlist=["cli_history"]).cli_history(a))
 
+    site_help = ("one static site of every stored run, opened from the file system with no server: an index of "
+                 "the runs (plan, start, git, method, machine, status, headline ratios with their 95 %% intervals), "
+                 "each run's report, each plan's history with its change points, each run's version comparison "
+                 "and a comparison of each run with the one before it (same plan, method and machine)")
+    site = sub.add_parser("site", help=site_help, description=site_help,
+                          epilog="Every link is relative: the folder can be copied, zipped or served as it is; "
+                                 "open DIR/index.html in a browser. Building it rewrites the pages it holds.")
+    site.add_argument("--out", metavar="DIR", help="folder to write the site to (default .perflab/site/)")
+    site.set_defaults(func=lambda a: __import__("perflab.report.site", fromlist=["cli_site"]).cli_site(a))
+
     ver = sub.add_parser("versions", help="an app's framework versions tried here: which build, and why the others do not")
     ver.add_argument("app", help="the app's name")
     ver.set_defaults(func=lambda a: __import__("perflab.apps.version_builds", fromlist=["cli_versions"]).cli_versions(a))

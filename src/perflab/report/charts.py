@@ -16,6 +16,7 @@ import math
 import statistics
 from dataclasses import dataclass
 from functools import cache
+from html import escape
 from pathlib import Path
 
 import plotly.graph_objects as go
@@ -87,6 +88,20 @@ def plotly_js() -> str:
     """plotly.js as shipped in the plotly package: the report inlines it, so it loads nothing.
     A "</script" inside it would end the inline script early; in JavaScript "<\\/" reads the same."""
     return plotly.offline.get_plotlyjs().replace("</script", "<\\/script")
+
+
+def plotted(shown: list[Chart], prefix: str, fine: str) -> str:
+    """The charts of a page written without the report's templates (history, versions): a place per
+    chart with its note and fine print under it, then plotly.js and the script that draws them."""
+    out = []
+    for i, chart in enumerate(shown):
+        out.append(f'<div id="{prefix}-{i}" class="chart"></div>'
+                   + (f"<p class=note>{escape(chart.note)}</p>" if chart.note else "")
+                   + f'<p class="fineprint">{escape(fine)}</p>')
+    specs = json.dumps([c.spec() for c in shown]).replace("</", "<\\/")  # no early </script>
+    out.append(f"<script>{plotly_js()}</script><script>const specs = {specs};"
+               f"specs.forEach((s, i) => Plotly.newPlot('{prefix}-' + i, s.data, s.layout, s.config));</script>")
+    return "".join(out)
 
 
 def colors_for(view: RunView) -> dict[str, str]:

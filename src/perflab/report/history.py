@@ -21,6 +21,7 @@ from perflab import changepoints, results
 from perflab.errors import LabError
 from perflab.paths import work_dir
 from perflab.report import charts
+from perflab.report.fine_print import fine_print
 from perflab.report.version_changes import HEADLINES
 from perflab.store import Store
 
@@ -231,16 +232,13 @@ def render(plan_name: str, views: list[results.RunView], found: list[Change] | N
             "drawn beside the others, a dotted line where it changed; their change points are sought apart.</p>",
             "<table><thead><tr><th>run</th><th>tick</th><th>status</th><th>git</th><th>method</th><th>machine</th>"
             f"</tr></thead><tbody>{rows}</tbody></table>", *_changes_html(views, found)]
-    for i, chart in enumerate(shown):
-        body.append(f'<div id="hchart-{i}"></div>' + (f"<p class=note>{escape(chart.note)}</p>" if chart.note else ""))
     if shown:
-        specs = json.dumps([c.spec() for c in shown]).replace("</", "<\\/")  # no early </script>
-        body.append(f"<script>{charts.plotly_js()}</script><script>const specs = {specs};"
-                    "specs.forEach((s, i) => Plotly.newPlot('hchart-' + i, s.data, s.layout, s.config));</script>")
+        body.append(charts.plotted(shown, "hchart", fine_print(views)))
     else:
         body.append("<p>None of these runs has a headline figure (start-up, steady state).</p>")
     style = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}.note{color:#555;font-size:90%}")
+             "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}.note{color:#555;font-size:90%}"
+             ".fineprint{color:#666;font-size:75%;margin-top:0}")
     return (f"<!doctype html><html><head><meta charset=utf-8><title>perflab history {escape(plan_name)}</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>")
 

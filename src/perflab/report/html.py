@@ -19,6 +19,7 @@ from perflab import registry
 from perflab.report import charts, cost, findings, frameworks, profiles, ratios
 from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods, projection
 from perflab.report.published.worded import worded_rows
+from perflab.report.fine_print import fine_print
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
@@ -197,4 +198,5 @@ def render(view: RunView, extras: RunExtras) -> str:
         contradictions=contradiction_rows(), worded=worded_rows(), projection=projection_view(view),
         not_transcribed=NOT_TRANSCRIBED,
         missing=missing(view), not_in_plan=not_in_plan(view), scenarios=sections, cost=cost_view(view),
-        studies=list(STUDIES.items()), profiles=profiled, plotly_js=Markup(charts.plotly_js()) if has_charts else "")
+        studies=list(STUDIES.items()), profiles=profiled, fine_print=fine_print([view]),
+        plotly_js=Markup(charts.plotly_js()) if has_charts else "")

@@ -161,9 +161,11 @@ def compare_runs(store, a_id: str, b_id: str, out_path) -> list[str]:
 
     from markupsafe import Markup
 
+    from perflab import results
     from perflab.errors import LabError
     from perflab.profiles import merged
     from perflab.report import charts
+    from perflab.report.fine_print import fine_print
 
     compared = across_runs(merged.load(store, a_id), merged.load(store, b_id))
     if not compared:
@@ -176,7 +178,8 @@ def compare_runs(store, a_id: str, b_id: str, out_path) -> list[str]:
         for t in v["tables"]:
             lines += [f"    {row[0]:<30} {row[1]:>9} {row[2]:>9} {row[3]:>9}" for row in t.rows]
     out_path.write_text(templates().get_template("profiles_compare.html.j2").render(
-        a_id=a_id, b_id=b_id, profiles={"blocks": [], "diffs": views}, plotly_js=Markup(charts.plotly_js())),
+        a_id=a_id, b_id=b_id, profiles={"blocks": [], "diffs": views}, plotly_js=Markup(charts.plotly_js()),
+        fine_print=fine_print([v for v in (results.load(store, a_id), results.load(store, b_id)) if v is not None])),
         encoding="utf-8")
     lines.append(f"profiles' HTML: {out_path}")
     return lines

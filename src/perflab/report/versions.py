@@ -6,11 +6,11 @@ its two versions in report.html when the run profiled them."""
 
 from __future__ import annotations
 
-import json
 from html import escape
 
 from perflab import ratios_ci
 from perflab.report import charts
+from perflab.report.fine_print import fine_print
 from perflab.report.profiles import diff_anchor
 from perflab.report.tables import fmt_value
 from perflab.report.chance import Chance
@@ -121,14 +121,9 @@ def render(view: RunView, profiled: set[str] = frozenset()) -> str:
                   _table(["version", "why"], [[name, why] for name, why in missing.items()])]
     if shown:
         parts.append("<h2>Figures over the versions</h2>")
-        for i, chart in enumerate(shown):
-            parts.append(f'<div id="vchart-{i}" class="chart"></div>'
-                         + (f"<p class=note>{escape(chart.note)}</p>" if chart.note else ""))
-        specs = json.dumps([c.spec() for c in shown]).replace("</", "<\\/")  # no early </script>
-        parts.append(f"<script>{charts.plotly_js()}</script><script>const specs = {specs};"
-                     "specs.forEach((s, i) => Plotly.newPlot('vchart-' + i, s.data, s.layout, s.config));</script>")
+        parts.append(charts.plotted(shown, "vchart", fine_print([view])))
     style = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse}"
              "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}tr.slower td{background:#fde2e2}"
-             ".note{color:#555;font-size:90%}")
+             ".note{color:#555;font-size:90%}.fineprint{color:#666;font-size:75%;margin-top:0}")
     return (f"<!doctype html><html><head><meta charset=utf-8><title>perflab {escape(view.id)} by version</title>"
             f"<style>{style}</style></head><body>{''.join(parts)}</body></html>")
