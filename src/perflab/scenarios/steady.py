@@ -340,6 +340,11 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     put("errors", sum(i.result.errors.total for i in measured), "count")
     put("measured_s", seconds, "s")
     put("measured_intervals", len(measured), "count")
+    gaps = load_gaps(measured)
+    if gaps:  # the time between measured intervals in which no load was sent (the driver's turnaround)
+        put("interval_gap_ms", 1000 * stats.median(gaps), "ms")
+        put("interval_gap_max_ms", 1000 * max(gaps), "ms")
+        put("unloaded_pct", 100 * sum(gaps) / (sum(gaps) + sum(i.result.duration_s for i in measured[1:])), "%")
     if got is not None:
         put("precision_pct", 100 * got.relative, "%")
     if steady:
@@ -361,6 +366,15 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     # whether this launch reached steady state and why (or why not), for the stability lines
     ctx.outcome("ok", launch_reason(run), part=launch_part(at.label, launch))
     return rps
+
+
+def load_gaps(measured: list[Interval]) -> list[float]:
+    """The seconds between consecutive measured intervals in which no load was sent: from the end
+    of one to the end of the next, less the next one's own load. Each interval is a driver run of
+    its own, so the driver's start, its report and the readings taken at each boundary (the app's
+    samples, the database's CPU) fall between two loads: a few milliseconds for wrk on this
+    machine, an exec into the driver pod and back on a cluster. Empty below two intervals."""
+    return [max(0.0, (b.t_s - a.t_s) - b.result.duration_s) for a, b in zip(measured, measured[1:])]
 
 
 HELD_BACK = 0.8  # an interval whose app CPU share fell below this share of the launch's median
