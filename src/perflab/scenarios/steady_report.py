@@ -51,9 +51,13 @@ def tables(view: RunView) -> list[Table]:
             t.terminal = False
             out.append(_with_launches(view, t, label))
     opened = [c for c in view.find("steady") if c.params.get("open_loop")]
+    shared = view.environment.get("open_loop_rates") or {}
+    note = ("the versions of " + ", ".join(sorted({o.partition("@")[0] + "/" + o.partition("/")[2] for o in shared}))
+            + ": every launch of every version offered one rate, that fraction of the oldest version's throughput "
+            "(versions.html gives it)") if shared else ""
     for metric, what in (("latency_p99_ms", "p99 ms"), ("latency_p50_ms", "p50 ms")):
         t = by_point_table(view, f"steady-open-{metric}", f"Open loop at a fraction of each launch's steady "
-                           f"throughput: {what}", [c for c in opened if c.metric == metric], "point")
+                           f"throughput: {what}", [c for c in opened if c.metric == metric], "point", note=note)
         if t:
             t.terminal = metric == "latency_p99_ms"
             out.append(t)
