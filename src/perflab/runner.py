@@ -300,6 +300,7 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
                 say(f"unavailable: {exc}")
 
     env["sources"] = {key: build.hash for key, build in builds.items()}  # a resumed run must find them unchanged
+    env.update(version_builds.what_was_built(builds, variants))  # what else changed with a version: its libraries
     store = Store()
     recall(store, targets)  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
     if resumed is None:
