@@ -93,17 +93,21 @@ def headline_pairs(settings: RoundSettings, targets: list[tuple[str, bool, bool]
 def version_pairs(labels: list[str]) -> list[Pair]:
     """Consecutive versions of one app/mode ("quarkus@3.37.1/jvm" / "quarkus@3.33.2/jvm"), newer over
     older, in release order."""
+    pairs = []
+    for ordered in _version_series(labels):
+        pairs += [Pair(new, old) for old, new in zip(ordered, ordered[1:])]
+    return pairs
+
+
+def _version_series(labels: list[str]) -> list[list[str]]:
+    """The labels of each app/mode measured at a version, grouped, each group in release order."""
     series: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for label in labels:
         name, _, mode = label.partition("/")
         app, version = split_name(name)
         if version:
             series.setdefault((app, mode), []).append((version, label))
-    pairs = []
-    for entries in series.values():
-        ordered = [label for _, label in sorted(entries, key=lambda e: release_key(e[0]))]
-        pairs += [Pair(new, old) for old, new in zip(ordered, ordered[1:])]
-    return pairs
+    return [[label for _, label in sorted(entries, key=lambda e: release_key(e[0]))] for entries in series.values()]
 
 
 def draw_seed() -> int:
@@ -125,7 +129,12 @@ def orders(seed: int, labels: list[str], rounds: int) -> list[list[str]]:
     every other one equally often, so neither an app's place in the round nor the app launched just
     before it (its teardown, the page cache it leaves) can favour one side of a ratio. The seed
     draws which app/mode takes which part of the design and the order of a block's rounds; the same
-    seed gives the same orders, and a longer run starts with the same rounds as a shorter one."""
+    seed gives the same orders, and a longer run starts with the same rounds as a shorter one.
+
+    Of several versions of one app/mode, the oldest launches before the others in the first round:
+    its throughput there sets the rate every version is offered at the open-loop point
+    (perflab.scenarios.steady.open_loop_rate). The versions trade their parts of the design for
+    that (a relabelling of the whole design, which keeps every balance above)."""
     rng = random.Random(seed)
     out: list[list[str]] = []
     while len(out) < rounds:
@@ -134,7 +143,26 @@ def orders(seed: int, labels: list[str], rounds: int) -> list[list[str]]:
         block = [[parts[i] for i in row] for row in _williams(len(parts))]
         rng.shuffle(block)
         out += block
-    return out[:rounds]
+    out = out[:rounds]
+    if not out:
+        return out
+    swap = _oldest_first(out[0])
+    return [[swap.get(label, label) for label in row] for row in out]
+
+
+def oldest_versions(labels: list[str]) -> dict[str, str]:
+    """Each label of an app/mode measured at two versions or more -> the label of its oldest version
+    ("quarkus@3.37.1/jvm" -> "quarkus@3.33.2/jvm"); labels of an app/mode at one version are left out."""
+    return {label: ordered[0] for ordered in _version_series(labels) if len(ordered) > 1 for label in ordered}
+
+
+def _oldest_first(first_round: list[str]) -> dict[str, str]:
+    """The relabelling that puts each app/mode's versions in release order across the places they
+    hold in the first round (so the oldest comes first among them); label -> its replacement."""
+    swap: dict[str, str] = {}
+    for ordered in _version_series(first_round):
+        swap.update(zip(sorted(ordered, key=first_round.index), ordered))  # the places they hold, first to last
+    return swap
 
 
 def _williams(n: int) -> list[list[int]]:

@@ -300,6 +300,7 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
                 say(f"unavailable: {exc}")
 
     env["sources"] = {key: build.hash for key, build in builds.items()}  # a resumed run must find them unchanged
+    env.update(version_builds.what_was_built(builds, variants))  # what else changed with a version: its libraries
     store = Store()
     recall(store, targets)  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
     if resumed is None:
@@ -385,10 +386,17 @@ def _measure(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App], ta
              earlier_rounds: dict | None) -> None:
     """The run's steps: builds, each app/mode's own scenarios, then the rounds."""
     _run_builds(lab, builds, variants)
+    # several versions of one app/mode: their open-loop points are offered one rate (steady.open_loop_rate)
+    lab.open_loop_basis = rounds.oldest_versions([t.label for t in targets if not t.unavailable])
     states = {}
-    for target in targets:
-        states[target.label] = _run_target(lab, target)
-    _run_rounds(lab, [t for t in targets if states.get(t.label) is not None], states, env, earlier_rounds)
+    try:
+        for target in targets:
+            states[target.label] = _run_target(lab, target)
+        _run_rounds(lab, [t for t in targets if states.get(t.label) is not None], states, env, earlier_rounds)
+    finally:
+        if lab.open_loop_rates:  # for the report by version: what rate every version was offered, and why
+            env["open_loop_rates"] = lab.open_loop_rates
+            lab.store.update_environment(lab.run_id, env)
 
 
 def run_status(targets: list[Target], outcomes: list) -> tuple[str, str]:

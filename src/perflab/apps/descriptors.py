@@ -110,6 +110,9 @@ class App:
     db_server: str = DB_SERVERS[0]  # which of the lab's database servers the app is given (DB_URL, DB_USER, ...)
     versions: VersionSpec | None = None  # which build input carries the framework version (perflab.apps.versions)
     copy_of: str = ""  # an A/A copy: the app whose build (and build cache) it shares under its own name
+    # app@version built from a release line's overlay: its folder and the files it replaced or added
+    overlay: str = ""
+    overlay_files: tuple[str, ...] = ()
 
     @property
     def artifact_path(self) -> Path:

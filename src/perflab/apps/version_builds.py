@@ -12,6 +12,7 @@ from pathlib import Path
 from perflab.errors import LabError
 from perflab.paths import work_dir
 
+from . import libraries
 from .building import build as build_app
 from .descriptors import get
 from .versions import SEPARATOR, is_version, release_key, split_name, versions_dir
@@ -67,6 +68,22 @@ def failure_reason(log_text: str) -> str:
             return line.strip()
     lines = [line.strip() for line in log_text.splitlines() if line.strip()]
     return lines[0] if lines else "the build failed without output"
+
+
+def what_was_built(builds: dict, variants: dict) -> dict:
+    """For a run's environment, of each app@version built: the libraries its artifact bundles
+    ("libraries": name -> {"group:artifact": version}, read from the artifact, perflab.apps.libraries)
+    and the release line's overlay it was built from ("overlays": name -> folder and files), so the
+    report by version can say what else changed with the framework's version. Empty without versions."""
+    libs, overlays = {}, {}
+    for key, result in builds.items():
+        app = variants.get(key)
+        if app is None or key != app.name or not split_name(key)[1]:
+            continue  # not a version, or a mode's own build (e.g. native): its jars are the same version's
+        libs[key] = libraries.bundled(Path(result.artifact))
+        if app.overlay:
+            overlays[key] = {"folder": app.overlay, "files": list(app.overlay_files)}
+    return {"libraries": libs, "overlays": overlays} if libs else {}
 
 
 class Unavailable(LabError):

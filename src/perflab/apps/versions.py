@@ -173,9 +173,10 @@ def _copy_sources(app, dest: Path) -> None:
             shutil.copy2(src, out)
 
 
-def _apply_overlay(app, folder: str, dest: Path) -> None:
-    """The line's overlay files over the variant's copy. Each must replace or add a file inside
-    the app's sources, so the build cache key (a hash of the sources) covers it."""
+def _apply_overlay(app, folder: str, dest: Path) -> list[str]:
+    """The line's overlay files over the variant's copy; returns them (relative paths). Each must
+    replace or add a file inside the app's sources, so the build cache key (a hash of the sources)
+    covers it."""
     root = app.dir / folder
     if not root.is_dir():
         raise LabError(f"app {app.name}: the overlay folder {folder!r} of its [versions.lines] does not exist",
@@ -188,6 +189,7 @@ def _apply_overlay(app, folder: str, dest: Path) -> None:
     for rel in files:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / rel, dest / rel)
+    return [rel.as_posix() for rel in files]
 
 
 def set_parent_version(pom: Path, parent: str, version: str) -> None:
@@ -216,8 +218,8 @@ def variant(app, version: str):
     dest = versions_dir() / name
     _copy_sources(app, dest)
     line = line_of(spec, version)
-    if line:
-        _apply_overlay(app, spec.lines[line], dest)
+    overlay = spec.lines[line] if line else ""
+    overlay_files = tuple(_apply_overlay(app, overlay, dest)) if overlay else ()
     if spec.parent:
         set_parent_version(dest / "pom.xml", spec.parent, version)
     extra = [f"-D{spec.property}={version}"] if spec.property else []
@@ -225,7 +227,8 @@ def variant(app, version: str):
     modes = {m: replace(mode, build={**mode.build, "command": [*mode.build["command"], *extra]}) if mode.build else mode
              for m, mode in app.modes.items()}
     return replace(app, name=name, build_key=name, dir=dest, framework_version=version, modes=modes,
-                   build_command=[*app.build_command, *extra], build_env=env)
+                   build_command=[*app.build_command, *extra], build_env=env, overlay=overlay,
+                   overlay_files=overlay_files)
 
 
 def expand(app, versions: list[str]) -> list:

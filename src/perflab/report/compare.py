@@ -34,7 +34,8 @@ HIGHER_IS_BETTER = {"rps", "rps_per_mb", "instances", "aggregate_rps", "projecte
 NEUTRAL = {"requests", "offered_rate", "driver_cpu_util", "app_cpu_share", "db_cpu_s"}  # context, not merit
 # the method's own figures: set by the plan's stopping rules, not by the app (jit_compilations is
 # counted over a measurement whose length the precision rule sets)
-METHOD = {"measured_s", "precision_pct", "measured_intervals", "warmup_intervals", "warmup_s", "jit_compilations"}
+METHOD = {"measured_s", "precision_pct", "measured_intervals", "warmup_intervals", "warmup_s", "jit_compilations",
+          "interval_gap_ms", "interval_gap_max_ms", "unloaded_pct"}  # the driver's turnaround between intervals
 DOUBT_FLAGS = ("noisy", "driver-bound", "errors", "no-responses", "not-steady", "held-back")
 LAUNCH_SCENARIOS = {"steady", "startup"}  # each repeat is a fresh launch of the app
 WELCH_MIN_VALUES = 3  # Welch's t-test decides from this many values a side on

@@ -68,6 +68,8 @@ METRIC_LABELS = {
     "db_transactions_per_request": "DB transactions/request", "gc_ms_per_s": "GC ms/s",
     "jit_compilations": "JIT compilations", "jit_compile_ms_per_s": "JIT ms/s",
     "cgroup_rest_mb": "cgroup at rest MB", "measured_intervals": "in-launch intervals",
+    "interval_gap_ms": "gap between intervals ms", "interval_gap_max_ms": "largest gap ms",
+    "unloaded_pct": "span without load %",
 }
 LOAD_METRICS = ["rps", "latency_mean_ms", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_p99.9_ms",
                 "latency_max_ms", "errors", "rss_peak_mb", "app_cpu_share", "driver_cpu_util"]

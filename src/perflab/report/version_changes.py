@@ -7,10 +7,13 @@ of the host lands on both versions and is not taken for a regression. A change i
 "faster") only when the whole interval lies on that side of 1; with fewer than two launches a side
 there is no verdict.
 
-The open-loop point is offered a fraction of each launch's own throughput, so two versions whose
-throughputs differ were offered different rates there: their latencies at that point are not of one
-load, and a change in them is reported "at unequal load" with the two rates, never "slower" (a
-faster version, offered more, would otherwise fail a pipeline's gate on its p99).
+The open-loop point of every version of one app/mode is offered one rate, a fraction of the oldest
+version's measured throughput (perflab.scenarios.steady.open_loop_rate; `equal_load` words it for
+the report), so their p99s there are of one load. Where two versions were offered rates more than
+10 % apart (a run stored before the versions shared a rate, when each launch was offered a fraction
+of its own throughput, or launches that ran before the oldest version had a throughput), a change
+in their latencies is reported "at unequal load" with the two rates, never "slower" (a faster
+version, offered more, would otherwise fail a pipeline's gate on its p99).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from perflab import ratios_ci
+from perflab.apps.libraries import LibraryChange, changes as library_changes
 from perflab.apps.versions import release_key, split_name
 from perflab.results import Cell, RunView
 from perflab.scenarios.steady_report import headline_cells
@@ -156,8 +160,90 @@ def _unequal_load(offered: dict[tuple[str, str], float], a: Cell, b: Cell) -> st
     rate_a, rate_b = offered.get((a.target, a.point)), offered.get((b.target, b.point))
     if not rate_a or not rate_b or abs(rate_b / rate_a - 1) <= SAME_LOAD:
         return ""
-    return (f"offered {rate_a:,.0f} vs {rate_b:,.0f} req/s, a fraction of each version's own throughput: "
-            "latencies of unequal loads")
+    return f"offered {rate_a:,.0f} vs {rate_b:,.0f} req/s: latencies of unequal loads"
+
+
+def equal_load(view: RunView) -> list[str]:
+    """Per app/mode of several versions, the one rate their open-loop points were offered and what it
+    is a fraction of; launches offered another rate (before the oldest version had measured a
+    throughput) are counted."""
+    lines = []
+    offered = view.find("steady", "offered_rate")
+    for oldest, basis in (view.environment.get("open_loop_rates") or {}).items():
+        name, _, mode = oldest.partition("/")
+        app, version = split_name(name)
+        rate = basis.get("rate")
+        if not rate:
+            continue
+        mine = [c for c in offered if c.mode == mode and split_name(c.app)[0] == app and split_name(c.app)[1]]
+        other = sum(1 for c in mine for v in c.values if abs(v - rate) > 0.5)
+        lines.append(f"{app}/{mode}: the open-loop point of every version was offered {rate:,.0f} req/s, "
+                     f"{basis.get('fraction', 0):.0%} of the oldest version's ({version}) steady throughput in its "
+                     f"launch {basis.get('launch', '?')} ({basis.get('rps', 0):,.0f} req/s), so their p99s there "
+                     "are of one load"
+                     + (f"; {other} launch(es) ran before that rate was known and were offered a fraction of their "
+                        "own throughput" if other else ""))
+    return lines
+
+
+@dataclass(frozen=True)
+class AlsoChanged:
+    """What else changed between two versions of one app's builds, beside the framework's version."""
+    app: str
+    older: str
+    newer: str
+    overlay: str                 # how the two builds' sources differ ("" when they do not)
+    libraries: list[LibraryChange] | None  # None: not known, for the reason in `unread`
+    unread: str = ""
+
+    def text(self) -> str:
+        said = [self.overlay] if self.overlay else []
+        if self.libraries is None:
+            said.append(self.unread)
+        elif self.libraries:
+            said.append(f"{len(self.libraries)} bundled librar{'y' if len(self.libraries) == 1 else 'ies'} changed "
+                        "major version, group, or came or went: " + "; ".join(c.text() for c in self.libraries))
+        else:
+            said.append("no bundled library changed major version or group, came or went")
+        return f"{self.app} {self.older} -> {self.newer}: " + ". ".join(said)
+
+
+def _overlay_text(older: str, newer: str, overlays: dict) -> str:
+    a, b = overlays.get(older), overlays.get(newer)
+    if a == b:
+        return ""
+    def built(name: str, entry: dict | None) -> str:
+        version = split_name(name)[1]
+        if not entry:
+            return f"{version} from the app's own sources"
+        return (f"{version} from its {entry['folder']}/ overlay, which replaces or adds "
+                + ", ".join(entry.get("files", [])))
+    return "sources: " + "; ".join(built(n, e) for n, e in ((older, a), (newer, b)))
+
+
+def also_changed(view: RunView) -> list[AlsoChanged]:
+    """Per app and consecutive pair of its versions measured: the overlay and the bundled libraries
+    that differ between their builds (recorded with the run, perflab.apps.version_builds.what_was_built)."""
+    libs = view.environment.get("libraries") or {}
+    overlays = view.environment.get("overlays") or {}
+    missing = unavailable(view)
+    out, seen = [], set()
+    for (app, _mode), versions in series(view).items():
+        built = [v for v in versions if f"{app}@{v}" not in missing]
+        for old, new in zip(built, built[1:]):
+            if (app, old, new) in seen:
+                continue
+            seen.add((app, old, new))
+            a, b = libs.get(f"{app}@{old}"), libs.get(f"{app}@{new}")
+            if a is None or b is None:
+                found, unread = None, "the libraries its builds bundle were not recorded (a run stored before they were)"
+            elif not a and not b:
+                found, unread = None, "its builds bundle no jars to read (not a JVM build: the toolchain is the change)"
+            else:
+                found, unread = library_changes(a, b), ""
+            out.append(AlsoChanged(app, old, new, _overlay_text(f"{app}@{old}", f"{app}@{new}", overlays), found,
+                                   unread))
+    return out
 
 
 def unavailable(view: RunView) -> dict[str, str]:

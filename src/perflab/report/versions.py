@@ -14,8 +14,8 @@ from perflab.report.fine_print import fine_print
 from perflab.report.profiles import diff_anchor
 from perflab.report.tables import fmt_value
 from perflab.report.chance import Chance
-from perflab.report.version_changes import (FASTER, HEADLINES, SLOWER, WITHIN_NOISE, Change, changes, series,
-                                            unavailable)
+from perflab.report.version_changes import (FASTER, HEADLINES, SLOWER, WITHIN_NOISE, Change, also_changed, changes,
+                                            equal_load, series, unavailable)
 from perflab.results import RunView
 
 
@@ -74,6 +74,8 @@ def text_lines(view: RunView) -> list[str]:
     lines = [f"{r[0]} {r[1]} {r[2]}: {r[3]}, {r[4]}: {r[5]}" for r in change_rows(found)]
     by_chance = chance(found).line("changes")
     lines += [by_chance] if by_chance else []
+    lines += equal_load(view)
+    lines += [f"also changed: {x.text()}" for x in also_changed(view)]
     lines += [f"{name}: unavailable: {why}" for name, why in unavailable(view).items()]
     return lines
 
@@ -112,10 +114,26 @@ def render(view: RunView, profiled: set[str] = frozenset()) -> str:
              "its 95 % interval, paired by round when the versions' launches were interleaved. Slower or faster "
              "only when the whole interval is on that side of 1.</p>",
              f"<p class=note>{escape(by_chance)}</p>" if by_chance else "",
+             "".join(f"<p class=note>{escape(line)}</p>" for line in equal_load(view)),
              "<h2>Changes between consecutive versions</h2>",
              _table(["app/mode", "versions", "figure", "medians", "change [95 % interval]", "verdict", "why"],
                     [row + [why_link(c, profiled)] for c, row in zip(found, change_rows(found))], slower,
                     links=6) if found else "<p>No figure was measured on two versions.</p>"]
+    also = also_changed(view)
+    if also:
+        parts += ["<h2>What else changed with each version</h2>",
+                  "<p>A change between two versions is the change of everything their builds ship: read from each "
+                  "build's artifact, the bundled libraries whose major version or group changed, or that came or "
+                  "went (minor and patch changes left out), and the overlay a release line is built from.</p>"]
+        for x in also:
+            parts.append(f"<h3>{escape(x.app)} {escape(x.older)} -&gt; {escape(x.newer)}</h3>"
+                         + (f"<p>{escape(x.overlay)}</p>" if x.overlay else ""))
+            if x.libraries is None:
+                parts.append(f"<p>{escape(x.unread[0].upper() + x.unread[1:])}.</p>")
+            elif x.libraries:
+                parts.append(_table(["what", "library (older -> newer)"], [[c.kind, c.text()] for c in x.libraries]))
+            else:
+                parts.append("<p>No bundled library changed major version or group, came or went.</p>")
     if missing:
         parts += ["<h2>Unavailable versions</h2>",
                   _table(["version", "why"], [[name, why] for name, why in missing.items()])]

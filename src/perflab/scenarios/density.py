@@ -380,15 +380,29 @@ def run(ctx: Context) -> None:
 
 def tables(view: RunView) -> list[Table]:
     out = []
+    on_cluster = (view.plan.get("placement") or {}).get("kind") == "kubernetes"
     for key, title, at, metrics in (
-            ("density-fit", "Instances in the budget", "", ["instances", "instances_lost"]),
+            ("density-fit", "Pods admitted by the quota" if on_cluster else "Instances in the budget", "",
+             ["instances", "instances_lost"]),
             ("density-rest", "Memory at rest (MB)", "rest", ["instance_rss_mb", "total_rss_mb", "cgroup_memory_mb"]),
             ("density-load", "All instances loaded together (req/s)", "load",
              ["aggregate_rps", "projected_rps", "aggregate_vs_projection"])):
-        t = by_target_table(view, key, title, view.find("density", point=at), metrics)
+        t = by_target_table(view, key, title, view.find("density", point=at), metrics,
+                            note=quota_note(view.plan) if on_cluster and key == "density-fit" else "")
         if t:
             out.append(t)
     return out
+
+
+def quota_note(plan: dict) -> str:
+    """Beside a cluster's density figures: what they count, a quota of memory limits, not memory used."""
+    budget = (plan.get("density") or {}).get("budget_mb", DensitySettings().budget_mb)
+    limit = (plan.get("limits") or {}).get("memory_mb")
+    each = f" ({limit} MB each)" if isinstance(limit, (int, float)) else ""
+    return (f"on a cluster, density counts the pods' memory limits{each} against a ResourceQuota of {budget} MB, "
+            "not the memory they use: a pod is refused once the limits' sum would pass the quota, however little "
+            "each uses. The figure is how many pods the cluster admits at that limit, not how many fit in the "
+            "memory (the question density answers on one machine)")
 
 
 def describe(p: dict, plan: dict) -> str:

@@ -19,7 +19,8 @@ statements; GC time and JIT compilations during the measurement. The number of m
 behind each launch's value is a figure too (shown beside every steady figure), and each launch's
 outcome says whether it reached steady state and the rule's reason (stability() names it for every
 launch that did not). An open-loop point at a fraction of the launch's own steady throughput ends
-each launch when open_loop_fraction > 0.
+each launch when open_loop_fraction > 0; of several versions of one app/mode, every launch of
+every version is offered that fraction of the oldest version's throughput instead (open_loop_rate).
 
 A point with measure = false is a warm-up point only (e.g. a few connections that let the JIT
 finish before the measured concurrency): its time to steady state is recorded, the next point
@@ -83,7 +84,9 @@ class SteadySettings(Settings):
     precision: float = setting(0.02, "measure until the 95 % CI of throughput is within +- this", "ratio", gt=0)
     measure_max_s: float = setting(60.0, "measure at most this long (the precision reached is stored)", "s", gt=0)
     open_loop_fraction: float = setting(0.0, "then an open-loop point at this fraction of the launch's steady "
-                                             "throughput (0: none)", "ratio", ge=0, le=1.5)
+                                             "throughput (of several versions of one app: of the oldest "
+                                             "version's, the same rate for every version; 0: none)", "ratio",
+                                        ge=0, le=1.5)
     open_loop_s: float = setting(10.0, "the open-loop point's duration", "s", ge=1)
     timeout_s: float = setting(180.0, "how long a launch may take to become ready", "s", gt=0)
     startup_figures: bool = setting(False, "each launch also gives the startup scenario's figures as a warm "
@@ -340,6 +343,11 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     put("errors", sum(i.result.errors.total for i in measured), "count")
     put("measured_s", seconds, "s")
     put("measured_intervals", len(measured), "count")
+    gaps = load_gaps(measured)
+    if gaps:  # the time between measured intervals in which no load was sent (the driver's turnaround)
+        put("interval_gap_ms", 1000 * stats.median(gaps), "ms")
+        put("interval_gap_max_ms", 1000 * max(gaps), "ms")
+        put("unloaded_pct", 100 * sum(gaps) / (sum(gaps) + sum(i.result.duration_s for i in measured[1:])), "%")
     if got is not None:
         put("precision_pct", 100 * got.relative, "%")
     if steady:
@@ -361,6 +369,15 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     # whether this launch reached steady state and why (or why not), for the stability lines
     ctx.outcome("ok", launch_reason(run), part=launch_part(at.label, launch))
     return rps
+
+
+def load_gaps(measured: list[Interval]) -> list[float]:
+    """The seconds between consecutive measured intervals in which no load was sent: from the end
+    of one to the end of the next, less the next one's own load. Each interval is a driver run of
+    its own, so the driver's start, its report and the readings taken at each boundary (the app's
+    samples, the database's CPU) fall between two loads: a few milliseconds for wrk on this
+    machine, an exec into the driver pod and back on a cluster. Empty below two intervals."""
+    return [max(0.0, (b.t_s - a.t_s) - b.result.duration_s) for a, b in zip(measured, measured[1:])]
 
 
 HELD_BACK = 0.8  # an interval whose app CPU share fell below this share of the launch's median
@@ -408,20 +425,58 @@ def _median_of(intervals: list[Interval], pct: str) -> float | None:
     return stats.median(values) if values else None
 
 
+OWN, OLDEST = "own throughput", "oldest version"  # what an open-loop rate is a fraction of
+
+
+def open_loop_rate(ctx: Context, rps: float, launch: int) -> tuple[float, dict]:
+    """The rate a launch's open-loop point is offered, and what it is a fraction of. Alone, an
+    app/mode is offered a fraction of the launch's own steady throughput. Of several versions of one
+    app/mode, every launch of every version is offered the same rate, that fraction of the oldest
+    version's throughput in its first launch that measured one (the rounds launch it first,
+    rounds.orders): a faster version is not offered more, so its p99 there is judged at the same
+    load. Until the oldest has one (its first launch failed), a launch falls back to its own."""
+    fraction = ctx.settings.open_loop_fraction
+    own = max(1.0, round(rps * fraction))
+    label = f"{ctx.app.name}/{ctx.mode}"
+    oldest = getattr(ctx.lab, "open_loop_basis", {}).get(label)
+    if not oldest:
+        return own, {"rate_basis": OWN}
+    rates = ctx.lab.open_loop_rates
+    fixed = rates.get(oldest) or _stored_rate(ctx, oldest)
+    if fixed is None:
+        if label != oldest:
+            return own, {"rate_basis": OWN, "rate_why": f"{oldest}, whose throughput sets every version's rate, "
+                                                        "had measured none yet"}
+        fixed = {"oldest": oldest, "rate": own, "rps": round(rps, 1), "launch": launch, "fraction": fraction}
+    rates[oldest] = fixed
+    return fixed["rate"], {"rate_basis": OLDEST, "basis": fixed}
+
+
+def _stored_rate(ctx: Context, oldest: str) -> dict | None:
+    """The versions' common rate as an earlier part of this run set it (a resumed run's new Lab)."""
+    for f in ctx.lab.store.figures(ctx.lab.run_id):
+        if f.scenario == "steady" and f.metric == "offered_rate" and f.extra.get("rate_basis") == OLDEST \
+                and (f.extra.get("basis") or {}).get("oldest") == oldest:
+            return f.extra["basis"]
+    return None
+
+
 def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch: int) -> list[list]:
     """The open-loop point of a launch; returns its timeline rows."""
     cfg: SteadySettings = ctx.settings
-    rate = max(1.0, round(rps * cfg.open_loop_fraction))
+    rate, basis = open_loop_rate(ctx, rps, launch)
     at = point(f"{point_of(p).label} open loop {cfg.open_loop_fraction:.0%}", path=p.path,
                fraction=cfg.open_loop_fraction, method="GET", open_loop=True)
-    ctx.progress.update(f"launch {launch}: open loop at {rate:,.0f} req/s")
+    ctx.progress.update(f"launch {launch}: open loop at {rate:,.0f} req/s"
+                        + (f" ({cfg.open_loop_fraction:.0%} of {basis['basis']['oldest']}'s throughput, as every "
+                           "version)" if basis["rate_basis"] == OLDEST else ""))
     with intervals.request_records() as folder:
         result = ctx.load.open(inst.load_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
                                connections=p.connections, requests_db=folder / "measured.db")
         rows = intervals.oha_rows(inst, result, folder / "measured.db", launch=launch, point=at.label,
                                   interval_s=cfg.interval_s)
     flags = (["driver-bound"] if result.driver_bound else []) + (["errors"] if result.errors.total else [])
-    extra = {"launch": launch, "driver_bound_reason": result.driver_bound_reason, "offered_rate": rate}
+    extra = {"launch": launch, "driver_bound_reason": result.driver_bound_reason, "offered_rate": rate, **basis}
     for metric, value, unit in (("offered_rate", rate, "req/s"), ("rps", result.rps, "req/s"),
                                 ("latency_p50_ms", result.latency.percentile("50"), "ms"),
                                 ("latency_p99_ms", result.latency.percentile("99"), "ms"),

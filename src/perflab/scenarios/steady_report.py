@@ -51,9 +51,13 @@ def tables(view: RunView) -> list[Table]:
             t.terminal = False
             out.append(_with_launches(view, t, label))
     opened = [c for c in view.find("steady") if c.params.get("open_loop")]
+    shared = view.environment.get("open_loop_rates") or {}
+    note = ("the versions of " + ", ".join(sorted({o.partition("@")[0] + "/" + o.partition("/")[2] for o in shared}))
+            + ": every launch of every version offered one rate, that fraction of the oldest version's throughput "
+            "(versions.html gives it)") if shared else ""
     for metric, what in (("latency_p99_ms", "p99 ms"), ("latency_p50_ms", "p50 ms")):
         t = by_point_table(view, f"steady-open-{metric}", f"Open loop at a fraction of each launch's steady "
-                           f"throughput: {what}", [c for c in opened if c.metric == metric], "point")
+                           f"throughput: {what}", [c for c in opened if c.metric == metric], "point", note=note)
         if t:
             t.terminal = metric == "latency_p99_ms"
             out.append(t)
@@ -188,6 +192,8 @@ def stability(view: RunView) -> list[str]:
         return []
     lines = [f"stability of the headline figures across fresh launches (target: launch-to-launch CV of throughput "
              f"<= {STABLE_CV:.0%} for JVM apps; other modes are a reference):"]
+    if on_cluster(view) and view.find("steady", "interval_gap_ms"):
+        lines.append(f"  {CLUSTER_GAP}")
     jvm = {t: runs_on_jvm(t) for t in dict.fromkeys(c.target for c in closed)}
     for c in closed:
         states = launch_states(view, c.target, c.point)
@@ -201,6 +207,9 @@ def stability(view: RunView) -> list[str]:
             cell = _cell(view, c.target, c.point, metric)
             if cell is not None:
                 lines.append(f"    {_figure_line(cell, states, jvm[c.target], precise)}")
+        gap = gap_line(view, c.target, c.point)
+        if gap:
+            lines.append(f"    {gap}")
     by_target = headline_cells(view)
     for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
         if a in by_target and b in by_target and by_target[b].summary.median > 0:
@@ -213,6 +222,30 @@ def stability(view: RunView) -> list[str]:
                          + _ratio_steadiness(view, by_target[a], by_target[b]))
             lines += _gap(view, a, b, by_target[a].point, ca.median / cb.median)
     return lines
+
+
+# Why steady's intervals have gaps on a cluster, and why no per-interval reporter closes them.
+CLUSTER_GAP = ("on the cluster each in-launch interval is one oha run, started by an exec into the driver pod: oha "
+               "reports only when it ends (its JSON or CSV report is written at exit) and the driver's image holds "
+               "nothing else to report from, so no reporter runs inside one continuous load, as wrk's Lua hook "
+               "does on one machine. Between two measured intervals no load is sent while the exec returns and "
+               "the next starts; each app/mode's gap is stated below its figures")
+
+
+def on_cluster(view: RunView) -> bool:
+    return (view.plan.get("placement") or {}).get("kind") == "kubernetes"
+
+
+def gap_line(view: RunView, target: str, point: str) -> str:
+    """The time between measured intervals in which no load was sent, median and largest over the
+    launches, and the share of the measured span it took ("" when the run did not record it)."""
+    gap, most = _cell(view, target, point, "interval_gap_ms"), _cell(view, target, point, "interval_gap_max_ms")
+    share = _cell(view, target, point, "unloaded_pct")
+    if gap is None:
+        return ""
+    return (f"gaps between measured intervals (no load sent): median {fmt_value(gap.summary.median)} ms"
+            + (f", largest {fmt_value(max(most.values))} ms" if most is not None else "")
+            + (f", {share.summary.median:.1f} % of the measured span (median of the launches)" if share else ""))
 
 
 def _figure_line(cell: Cell, states: list[LaunchState], jvm: bool, precision: Cell | None = None) -> str:
