@@ -171,7 +171,7 @@ def target_steps(plan: Plan, target: Target) -> list[Step]:
         seconds = sc.estimate_s(_estimate(plan, target, sc))
         if sc in round_scenarios(plan, target):  # only what runs outside the rounds
             seconds -= launch_estimate_s(plan, target, sc) * sc.planned_launches(plan.settings(sc.name))
-        steps.append(Step(f"{label} {sc.name}", max(0.0, seconds)))
+        steps.append(Step(f"{label} {sc.name}", round(max(0.0, seconds), 6)))  # no float residue of the subtraction
     return steps
 
 

@@ -22,6 +22,8 @@ from perflab.errors import LabError
 from perflab.paths import work_dir
 from perflab.progress import step_kind
 
+PACE_LEAST_ESTIMATE_S = 0.5  # steps estimated shorter say nothing of how this machine keeps to estimates
+
 SCHEMA_VERSION = 2
 # 1 -> 2: figures carry their point's parameters (params_json); each scenario stores only its own
 # figures (RSS of the start-up launches moved from memory to startup, the AOT cache's from
@@ -277,9 +279,11 @@ class Store:
         that kind's steps in the latest `runs` runs that recorded one (any plan). A kind is its
         own measure: steady's warm-up runs past its estimate where a sweep or a soak keeps to
         its stated durations, so one pace for all would stretch a soak by a steady's margin."""
+        # a step estimated under PACE_LEAST_ESTIMATE_S gauges no pace: its time is fixed overhead (and a
+        # float residue of 1e-15 s once made a pace of 7e13, so an estimate of billions of hours)
         rows = self.db.execute("SELECT s.run_id, s.label, s.estimate_s, s.actual_s FROM steps s "
-                               "JOIN runs r ON r.id = s.run_id WHERE s.estimate_s > 0 AND s.actual_s IS NOT NULL "
-                               "ORDER BY r.started_at DESC, s.id DESC").fetchall()
+                               "JOIN runs r ON r.id = s.run_id WHERE s.estimate_s >= ? AND s.actual_s IS NOT NULL "
+                               "ORDER BY r.started_at DESC, s.id DESC", (PACE_LEAST_ESTIMATE_S,)).fetchall()
         seen: dict[str, list[str]] = {}
         sums: dict[str, list[float]] = {}
         for r in rows:

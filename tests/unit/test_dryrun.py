@@ -8,6 +8,7 @@ import pytest
 
 from perflab import dryrun, plan, ratios_ci, run_history, runner
 from perflab.errors import LabError
+from perflab.paths import REPO_ROOT
 from perflab.progress import step_kind
 from perflab.scenario import Estimate
 from perflab.scenarios import density
@@ -64,6 +65,17 @@ def test_a_kinds_pace_is_read_from_its_latest_five_runs(store):
     paces = store.paces()
     assert paces["sweep"] == pytest.approx((1.0 + 1.0 + 1.2 + 1.2 + 1.6) / 5)
     assert paces["round"] == pytest.approx(0.8)
+
+
+def test_a_step_estimated_at_next_to_nothing_sets_no_pace(store):
+    # start-up steps whose launches all ran in the rounds: what is left of their estimate is 0 or a
+    # float residue, and their fixed overhead over it once made a pace of 7e13
+    _record(store, {"name": "aa"}, {"a/b startup": (1.7763568394002505e-15, 0.13), "round 1": (2.3, 2.0)})
+    _record(store, {"name": "p"}, {"c/d startup": (6.0, 5.4)})
+    assert store.paces()["startup"] == pytest.approx(0.9)
+    aa = plan.load(str(REPO_ROOT / "bench" / "aa-startup.toml"))
+    steps = [s for t in runner.select_targets(aa) for s in runner.target_steps(aa, t)]
+    assert [s.estimate_s for s in steps if s.label.endswith(" startup")] == [0.0]
 
 
 def test_steps_a_resumed_run_finished_are_left_out_of_its_estimate(store):
