@@ -25,7 +25,7 @@ from collections import defaultdict
 from scipy import stats as sps
 
 from perflab import results
-from perflab.scenarios.steady_report import headline_cells, runs_on_jvm
+from perflab.scenarios.steady_report import headline_cells
 from perflab.store import Store
 
 CAUSES = [("canary_cpu_ms", "canary CPU ms"), ("canary_cache_ms", "canary cache ms"),
@@ -41,7 +41,7 @@ def launches(store: Store, run_id: str) -> dict[str, dict[int, dict[str, float]]
     out: dict[str, dict[int, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     for f in store.figures(run_id):
         target = f"{f.app}/{f.mode}"
-        if target not in heads or not runs_on_jvm(target):
+        if target not in heads or not view.runs_on_jvm(target):
             continue
         if f.scenario == "steady" and f.point == heads[target].point:
             out[target][f.repeat][f.metric] = f.value

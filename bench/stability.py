@@ -17,7 +17,7 @@ import argparse
 import sys
 
 from perflab import results
-from perflab.scenarios.steady_report import STABLE_CV, headline_cells, launch_states, runs_on_jvm
+from perflab.scenarios.steady_report import STABLE_CV, headline_cells, launch_states
 from perflab.store import Store
 
 PAIR = ("quarkus/jvm", "spring-boot/jvm")
@@ -32,7 +32,7 @@ def line(view: results.RunView, c: results.Cell) -> str:
     s = c.summary
     states = launch_states(view, c.target, c.point)
     unsteady = [x for x in states if not x.steady]
-    if runs_on_jvm(c.target):
+    if view.runs_on_jvm(c.target):
         mark = "ok" if s.n > 1 and s.cv <= STABLE_CV and not unsteady else "MISS"
     else:
         mark = "reference"
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"run {view.id} ({view.plan.get('name')}, method {view.method_hash})")
         for jvm in (True, False):
             for target, c in cells.items():
-                if runs_on_jvm(target) == jvm:
+                if view.runs_on_jvm(target) == jvm:
                     print(line(view, c))
         if all(t in cells for t in PAIR):
             ratio = cells[PAIR[0]].summary.median / cells[PAIR[1]].summary.median

@@ -81,6 +81,10 @@ def cells(figures: list[Figure], cv_threshold: float = stats.DEFAULT_CV_THRESHOL
     return out
 
 
+def _cell_key(c: Cell) -> tuple[str, str, str, str, str]:
+    return (c.app, c.mode, c.scenario, c.point, c.metric)
+
+
 ROUND_SCENARIOS = ("steady", "startup")  # the scenarios whose launches run in rounds (runner.round_scenarios)
 
 
@@ -96,11 +100,30 @@ class RunView:
     cells: list[Cell]
     outcomes: list[dict]
     note: str = ""
+    rounds: dict | None = None  # the launch rounds' record (Store.rounds_record); None: not run in rounds
+    app_modes: list[tuple[str, bool, bool | None]] = field(default_factory=list)  # Store.targets
+    _intervals: dict = field(default_factory=dict, repr=False, compare=False)
 
     def in_rounds(self, cell: Cell) -> bool:
         """Whether the cell's launches ran in this run's rounds, so that its repeat numbers are rounds
         and pair with another app/mode's (steady's launches and startup's, in a run with rounds)."""
-        return bool(self.environment.get("rounds")) and cell.scenario in ROUND_SCENARIOS
+        return bool(self.rounds) and cell.scenario in ROUND_SCENARIOS
+
+    def runs_on_jvm(self, target: str) -> bool:
+        """Whether an app/mode runs on a JVM, as the run stored it from the app's descriptor; for a
+        run stored before it did, by its mode's name."""
+        known = next((jvm for label, jvm, _ in self.app_modes if label == target), None)
+        return known if known is not None else target.partition("/")[2] != "native"
+
+    def interval(self, a: Cell, b: Cell, prior: ratios_ci.Prior | None = None,
+                 without: frozenset[int] = frozenset()) -> ratios_ci.RatioInterval | None:
+        """a / b from the two cells' launch values (launch_interval, paired by round where they ran in
+        rounds), computed once per run view: the summary, the HTML and the Markdown report of a run
+        read the same interval. `without`: rounds left out (e.g. those with a launch not steady)."""
+        key = (_cell_key(a), _cell_key(b), prior, without)
+        if key not in self._intervals:
+            self._intervals[key] = launch_interval(a, b, self.in_rounds(a), prior, keep=lambda r: r not in without)
+        return self._intervals[key]
 
     def find(self, scenario: str, metric: str | None = None, point: str | None = None) -> list[Cell]:
         return [c for c in self.cells if c.scenario == scenario and (metric is None or c.metric == metric)
@@ -118,7 +141,8 @@ class RunView:
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": "perflab-run", "format_version": 1, "id": self.id, "status": self.status,
-                "plan": self.plan, "environment": self.environment, "method_hash": self.method_hash,
+                "plan": self.plan, "environment": self.environment, "rounds": self.rounds,
+                "targets": [{"target": label, "jvm": jvm, "main": main} for label, jvm, main in self.app_modes], "method_hash": self.method_hash,
                 "started_at": self.started_at, "finished_at": self.finished_at, "note": self.note,
                 "outcomes": self.outcomes, "cells": [c.to_dict() for c in self.cells]}
 
@@ -133,4 +157,5 @@ def load(store: Store, run_id: str) -> RunView | None:
         id=row["id"], status=row["status"], plan=plan, environment=json.loads(row["environment_json"]),
         method_hash=row["method_hash"], started_at=row["started_at"], finished_at=row["finished_at"],
         cells=cells(figures, plan.get("cv_threshold", stats.DEFAULT_CV_THRESHOLD)),
-        outcomes=[dict(o) for o in store.outcomes(row["id"])], note=row["note"] or "")
+        outcomes=[dict(o) for o in store.outcomes(row["id"])], note=row["note"] or "",
+        rounds=store.rounds_record(row["id"]), app_modes=store.targets(row["id"]))

@@ -5,7 +5,7 @@ resumed run keeps the same run id, plan and method, skips every step that ended,
 rest: so a crash or Ctrl-C costs at most the step it happened in. What the interrupted step had
 stored already (everything recorded after the last step that ended), and what a failed app/mode
 had stored, is removed first, so that no figure is stored twice. Launch rounds that ended are kept
-with their values (the rounds' record in the run's environment), and the remaining ones run in the
+with their values (the run's rounds and launches in the store), and the remaining ones run in the
 same seeded order.
 
 A preparation that ended (Phase.PREPARE, e.g. training an AOT cache) gives the launches still to come

@@ -79,7 +79,7 @@ def load_for(store: Store, plan_name: str, method: str, host: str | None, before
     history = History()
     for past in reversed(rows):
         env = json.loads(past["environment_json"] or "{}")
-        record = env.get("rounds") or {}
+        record = store.rounds_record(past["id"]) or {}
         if env.get("hostname") != host or not record:
             continue
         history.runs.append(past["id"])

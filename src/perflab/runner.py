@@ -308,6 +308,7 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
         held.enter_context(RunLock(store.run_dir(run_id), run_id))
     else:
         run_id = resume.reopen(store, resumed, targets, functools.partial(planned_parts, plan), say)
+    store.set_targets(run_id, target_facts(targets))
     progress = _progress(plan, store, run_id, env, list(builds), targets)
     say(f"run {run_id}: plan {plan.name}, {len(targets)} app/mode(s), {progress.total} steps")
     _say_conditions(plan, topology, say)
@@ -327,7 +328,7 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
                       h2=h2_server, done_steps=set(resumed.done) if resumed else set())
             if not setup.usable:
                 lab.warn(f"limits not enforced: {setup.reason} (CPU affinity only)")
-            _measure(lab, builds, variants, targets, env, resumed.environment.get("rounds") if resumed else None)
+            _measure(lab, builds, variants, targets, env, store.rounds_record(run_id) if resumed else None)
 
     def cleanup() -> None:
         os.sched_setaffinity(0, own_affinity)
@@ -349,6 +350,7 @@ def _run_on_cluster(plan: Plan, say, apps_root: Path | None, held: contextlib.Ex
     recall(store, targets)
     run_id = store.begin_run(site.recorded_plan(plan.data), env)
     held.enter_context(RunLock(store.run_dir(run_id), run_id))
+    store.set_targets(run_id, target_facts(targets))
     progress = _progress(plan, store, run_id, env, [], targets)
     say(f"run {run_id}: plan {plan.name} on kube context {env['placement']['context']} "
         f"({env['placement']['version']}, {len(env['placement']['nodes'])} node(s)), {progress.total} steps")
@@ -382,6 +384,14 @@ def _say_conditions(plan: Plan, topology: isolate.Topology, say) -> None:
         say(f"reduction: {reduction}")
 
 
+def target_facts(targets: list[Target]) -> list[tuple[str, bool, bool]]:
+    """What a report of the run needs of each app/mode's descriptor, stored with the run (a report
+    never reads the apps as they are later): its label, whether it runs on a JVM, whether it is its
+    app's main mode."""
+    return [(t.label, t.app.modes[t.mode].is_jvm if t.mode in t.app.modes else t.mode != "native", t.default_mode)
+            for t in targets]
+
+
 def _measure(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App], targets: list[Target], env: dict,
              earlier_rounds: dict | None) -> None:
     """The run's steps: builds, each app/mode's own scenarios, then the rounds."""
@@ -392,7 +402,7 @@ def _measure(lab: Lab, builds: dict[str, Any], variants: dict[str, apps.App], ta
     try:
         for target in targets:
             states[target.label] = _run_target(lab, target)
-        _run_rounds(lab, [t for t in targets if states.get(t.label) is not None], states, env, earlier_rounds)
+        _run_rounds(lab, [t for t in targets if states.get(t.label) is not None], states, earlier_rounds)
     finally:
         if lab.open_loop_rates:  # for the report by version: what rate every version was offered, and why
             env["open_loop_rates"] = lab.open_loop_rates
@@ -647,14 +657,17 @@ def _on_load_instance(lab: Lab, target: Target, scenarios: list[Scenario], state
 # --- rounds -----------------------------------------------------------------------------------
 
 
-def _canary(lab: Lab, target: Target, n: int, when: str) -> None:
-    """The host's speed on the app's CPU and on the load side's, stored per launch."""
+def _canary(lab: Lab, target: Target, n: int, when: str, readings: dict) -> None:
+    """The host's speed on the app's CPU and on the load side's, stored per launch as figures and
+    in `readings` (metric -> when -> ms, the launch's entry in the rounds)."""
     for side, cpus in (("app", lab.topology.app), ("load", lab.topology.driver)):
         try:
             reading = canary.measure(list(cpus))
         except (LabError, OSError, RuntimeError) as exc:
             lab.warn(f"host-speed canary: {exc}")
             return
+        readings.setdefault(f"{side}_cpu_ms", {})[when] = reading.alu_ms
+        readings.setdefault(f"{side}_cache_ms", {})[when] = reading.mem_ms
         # the integer chain is the CPU's speed (its repetitions agree to ~2 %); the pointer chase also
         # feels what neighbours do to the shared cache (CV 30-60 % on a busy host): kept beside it
         extra = {"round": n, "cpus": list(cpus), **reading.to_dict()}
@@ -701,7 +714,7 @@ def _intervals_worth_measuring(plan: Plan, launched: list[LaunchResult]) -> tupl
     return two.optimal_intervals, two.to_dict()
 
 
-def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState], env: dict,
+def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState],
                 earlier: dict | None = None) -> None:
     """The rounds scenarios' launches, one launch of every app/mode per round in a balanced order,
     then further rounds while a headline ratio is not settled (perflab.rounds). `earlier`: the
@@ -766,19 +779,19 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
             settled = [by_label[label] for label in who if label in chasing and label not in unsettled]
             _settled_out_of_round(lab, n, settled)
         record["orders"].append(who)
-        env["rounds"] = record
-        lab.store.update_environment(lab.run_id, env)
+        lab.store.save_rounds(lab.run_id, record)
         lab.progress.start(f"round {n}")
         round_started = time.monotonic()
         entries = []
         for position, label in enumerate(who, 1):
             target, state = by_label[label], states[label]
-            entry = {"round": n, "label": label, "value": None, "failed": "", "launched": []}
+            entry = {"round": n, "place": position, "label": label, "value": None, "failed": "", "launched": []}
             lab.progress.update(f"{position}/{len(who)} {label}")
             started = time.monotonic()
             _use_database(lab, target.app)
+            readings: dict = {}
             if use_canary:
-                _canary(lab, target, n, "before")
+                _canary(lab, target, n, "before", readings)
             for sc in round_scenarios(plan, target):
                 if not _takes_part(plan, sc, n, label in unsettled):
                     continue
@@ -801,20 +814,19 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
             else:
                 done[label] = n
             if use_canary:
-                _canary(lab, target, n, "after")
+                _canary(lab, target, n, "after", readings)
             took[label].append(time.monotonic() - started)
-            entries.append({**entry, "took_s": took[label][-1]})
+            entries.append({**entry, "took_s": took[label][-1], **({"canary": readings} if readings else {})})
         record["round_s"].append(round(time.monotonic() - round_started, 1))
         record["launches"] += entries  # what a resumed run needs of this round, stored before the round counts as done
-        lab.store.update_environment(lab.run_id, env)
+        lab.store.save_rounds(lab.run_id, record)
         for label in who:  # how long the next rounds measure each app/mode, from the variances so far
             caps[label], record.setdefault("two_levels", {})[label] = _intervals_worth_measuring(plan, launched[label])
         lab.progress.finish()
     record["ratios"] = [s.to_dict() for s in rounds.ratio_states(pairs, values, cfg.target, least, priors,
                                                                   cfg.min_rounds)]
     record["rounds"] = n
-    env["rounds"] = record
-    lab.store.update_environment(lab.run_id, env)
+    lab.store.save_rounds(lab.run_id, record)
     lab.progress.message(f"rounds: {record['ended_why']}")
     for label in labels:
         target, state = by_label[label], states[label]

@@ -24,10 +24,13 @@ from perflab.progress import step_kind
 
 PACE_LEAST_ESTIMATE_S = 0.5  # steps estimated shorter say nothing of how this machine keeps to estimates
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # 1 -> 2: figures carry their point's parameters (params_json); each scenario stores only its own
 # figures (RSS of the start-up launches moved from memory to startup, the AOT cache's from
 # footprint to aot); plans hold rest_s per scenario and sample_hz at the top level.
+# 2 -> 3: a run's launch rounds are tables of their own (rounds, launches), no longer a record inside
+# its environment; the app/modes a run measured are stored with what its report needs of their
+# descriptors (targets), so a report never reads the apps as they are now.
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -51,7 +54,40 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS steps (
     id INTEGER PRIMARY KEY, run_id TEXT, label TEXT, estimate_s REAL, actual_s REAL, finished_at REAL
 );
+CREATE TABLE IF NOT EXISTS rounds (
+    run_id TEXT PRIMARY KEY, seed INTEGER, design TEXT, target REAL, count INTEGER, ended TEXT, ended_why TEXT,
+    headline_json TEXT, least_json TEXT, ratios_json TEXT, history_json TEXT, two_levels_json TEXT,
+    round_s_json TEXT
+);
+CREATE TABLE IF NOT EXISTS launches (
+    id INTEGER PRIMARY KEY, run_id TEXT, round INTEGER, place INTEGER, app TEXT, mode TEXT, value REAL,
+    failed TEXT, scenarios_json TEXT, intervals_json TEXT, before_s REAL, took_s REAL, canary_json TEXT
+);
+CREATE INDEX IF NOT EXISTS launches_run ON launches (run_id, round, place);
+CREATE TABLE IF NOT EXISTS targets (
+    run_id TEXT, place INTEGER, app TEXT, mode TEXT, jvm INTEGER, main INTEGER,
+    PRIMARY KEY (run_id, app, mode)
+);
 """
+
+
+def schema_statements() -> list[str]:
+    """The layout's statements one by one (an upgrade creates the tables inside its transaction,
+    which executescript would commit)."""
+    return [x.strip() for x in _SCHEMA.split(";") if x.strip()]
+
+
+# rounds: one row per run whose launches ran in rounds: the seed and design of their order, the
+# headline ratios and how each stood when the rounds ended, what earlier runs knew (history), why
+# the rounds ended (ended, ended_why) and how many there were (count: NULL until they ended).
+# launches: one row per launch in a round, at its place in the round's order: its value (the
+# ratios' figure), why it failed, the scenarios it ran, its in-launch intervals, how long it took
+# (NULL until it ended) and the host-speed canary's readings around it.
+# targets: each app/mode of a run in plan order, whether it runs on a JVM and is its app's main mode.
+
+_ROUND_JSON = {"headline": "headline_json", "least": "least_json", "ratios": "ratios_json",
+               "history": "history_json", "two_levels": "two_levels_json", "round_s": "round_s_json"}
+
 # steps: how long each planned step of a run took (the time-left estimate of later runs of the plan
 # starts from them) and when it ended (a resumed run goes on after its last finished step); added
 # without a schema version: older stores simply have none yet, or no finished_at
@@ -215,6 +251,26 @@ class Store:
     def update_environment(self, run_id: str, environment: dict) -> None:
         self.db.execute("UPDATE runs SET environment_json=? WHERE id=?", (json.dumps(environment), run_id))
 
+    def save_rounds(self, run_id: str, record: dict) -> None:
+        """A run's launch rounds as they stand (perflab.runner): the record's run-wide facts into
+        `rounds`, and each launch of its rounds' orders, with what it gave once it ended, into
+        `launches`. Written whole, in one transaction, each time the rounds move on."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            write_rounds(self.db, run_id, record)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def set_targets(self, run_id: str, targets: Iterable[tuple[str, bool, bool | None]]) -> None:
+        """The run's app/modes in plan order: (label, runs on a JVM, is its app's main mode)."""
+        self.db.execute("DELETE FROM targets WHERE run_id=?", (run_id,))
+        for place, (label, jvm, main) in enumerate(targets, 1):
+            app, _, mode = label.partition("/")
+            self.db.execute("INSERT OR REPLACE INTO targets VALUES (?,?,?,?,?,?)",
+                            (run_id, place, app, mode, int(jvm), None if main is None else int(main)))
+
     # --- reading ------------------------------------------------------------------------------
 
     def durations(self, plan_name: str, method: str, limit: int = 5) -> list[float]:
@@ -325,3 +381,78 @@ class Store:
 
     def files(self, run_id: str) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM files WHERE run_id=? ORDER BY id", (run_id,)).fetchall()
+
+    def targets(self, run_id: str) -> list[tuple[str, bool, bool | None]]:
+        """The run's app/modes as set_targets stored them (none for a run stored before they were)."""
+        rows = self.db.execute("SELECT app, mode, jvm, main FROM targets WHERE run_id=? ORDER BY place", (run_id,))
+        return [(f"{r['app']}/{r['mode']}", bool(r["jvm"]), None if r["main"] is None else bool(r["main"]))
+                for r in rows]
+
+    def rounds_record(self, run_id: str) -> dict | None:
+        """A run's launch rounds as one record (None when its launches did not run in rounds): seed,
+        design, target, headline, least, ratios, history, two_levels, round_s, ended, ended_why,
+        rounds (their number, once they ended), orders (each round's app/modes by place) and
+        launches (each launch of a round that ended: round, place, label, value, failed, launched,
+        took_s, and intervals, before_s and canary where stored)."""
+        row = self.db.execute("SELECT * FROM rounds WHERE run_id=?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        record: dict[str, Any] = {"seed": row["seed"], "design": row["design"] or "", "target": row["target"],
+                                  "ended": row["ended"] or "", "ended_why": row["ended_why"] or ""}
+        for key, column in _ROUND_JSON.items():
+            if row[column] is not None:
+                record[key] = json.loads(row[column])
+        if row["count"] is not None:
+            record["rounds"] = row["count"]
+        orders: dict[int, list[str]] = {}
+        launches = []
+        for r in self.db.execute("SELECT * FROM launches WHERE run_id=? ORDER BY round, place, id", (run_id,)):
+            label = f"{r['app']}/{r['mode']}"
+            orders.setdefault(r["round"], []).append(label)
+            if r["took_s"] is None:  # planned or in flight: in its round's order, not yet a launch that ended
+                continue
+            entry: dict[str, Any] = {"round": r["round"], "place": r["place"], "label": label, "value": r["value"],
+                                     "failed": r["failed"] or "", "took_s": r["took_s"]}
+            if r["scenarios_json"] is not None:  # an older record did not list them
+                entry["launched"] = json.loads(r["scenarios_json"])
+            if r["intervals_json"] is not None:
+                entry["intervals"] = json.loads(r["intervals_json"])
+            if r["before_s"] is not None:
+                entry["before_s"] = r["before_s"]
+            if r["canary_json"] is not None:
+                entry["canary"] = json.loads(r["canary_json"])
+            launches.append(entry)
+        record["orders"] = [orders[n] for n in sorted(orders)]
+        record["launches"] = launches
+        return record
+
+
+def write_rounds(db: sqlite3.Connection, run_id: str, record: dict) -> None:
+    """Replace a run's rows in `rounds` and `launches` with a rounds record (Store.save_rounds; the
+    migration of a record stored inside the run's environment). A launch of the record's orders
+    that has no entry in its launches is stored without an end (took_s NULL)."""
+    db.execute("DELETE FROM rounds WHERE run_id=?", (run_id,))
+    db.execute("DELETE FROM launches WHERE run_id=?", (run_id,))
+    db.execute("INSERT INTO rounds (run_id, seed, design, target, count, ended, ended_why, "
+               + ", ".join(_ROUND_JSON.values()) + ") VALUES (?,?,?,?,?,?,?" + ",?" * len(_ROUND_JSON) + ")",
+               (run_id, record.get("seed"), record.get("design", ""), record.get("target"), record.get("rounds"),
+                record.get("ended", ""), record.get("ended_why", ""),
+                *(json.dumps(record[k], default=str) if k in record else None for k in _ROUND_JSON)))
+    ended = {(e["round"], e["label"]): e for e in record.get("launches") or []}
+    places: list[tuple[int, int, str]] = [(n, place, label) for n, who in enumerate(record.get("orders") or [], 1)
+                                          for place, label in enumerate(who, 1)]
+    ordered = {(n, label) for n, _, label in places}
+    places += [(n, 0, label) for n, label in ended if (n, label) not in ordered]  # an entry of no order: place 0
+    for n, place, label in places:
+        e = ended.get((n, label))
+        app, _, mode = label.partition("/")
+        if e is None:
+            db.execute("INSERT INTO launches (run_id, round, place, app, mode) VALUES (?,?,?,?,?)",
+                       (run_id, n, place, app, mode))
+            continue
+        db.execute("INSERT INTO launches (run_id, round, place, app, mode, value, failed, scenarios_json, "
+                   "intervals_json, before_s, took_s, canary_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                   (run_id, n, e.get("place") or place, app, mode, e.get("value"), e.get("failed") or "",
+                    json.dumps(e["launched"]) if "launched" in e else None,
+                    json.dumps(e["intervals"]) if "intervals" in e else None, e.get("before_s"),
+                    e.get("took_s") or 0.0, json.dumps(e["canary"]) if "canary" in e else None))

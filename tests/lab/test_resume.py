@@ -6,7 +6,6 @@ Stand-in apps only: these test the lab's own bookkeeping, not any framework."""
 from __future__ import annotations
 
 import collections
-import json
 import os
 import signal
 import sqlite3
@@ -137,7 +136,7 @@ def test_an_interrupted_run_resumed_ends_complete_with_no_figure_measured_twice(
         # all three rounds' steady launches of both apps, in the rounds' one seeded order
         steady = sorted((f.app, f.repeat) for f in figures if f.scenario == "steady" and f.metric == "rps")
         assert steady == [(a, n) for a in ("alpha", "beta") for n in (1, 2, 3)]
-        record = json.loads(run["environment_json"])["rounds"]
+        record = st.rounds_record(run_id)
         assert record["seed"] == 11 and record["rounds"] == 3 and len(record["orders"]) == 3
         # one report of the whole run
         assert out.stdout.count("report: ") == 1

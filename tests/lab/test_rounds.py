@@ -5,7 +5,6 @@ the plan's maximum. Stand-in apps only: these test the lab's scheduling, not any
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
@@ -60,8 +59,7 @@ def _figures(st, run_id, scenario):
 def test_launches_run_round_by_round_in_the_seeded_order_with_the_canary_around_each(two_apps):
     st, run_id = run_plan_on(two_apps, PLAN.format(seed=7, target=0, max_rounds=4, runs=2))
     try:
-        env = st.run(run_id)
-        record = json.loads(env["environment_json"])["rounds"]
+        record = st.rounds_record(run_id)
         assert record["seed"] == 7 and record["rounds"] == 2 and record["ended"] == rounds.PLANNED
         assert record["orders"] == rounds.orders(7, ["alpha/jvm", "beta/jvm"], 2 + 4)[:2]
         # two apps, two rounds: one block of the balanced design, each app first once
@@ -82,6 +80,13 @@ def test_launches_run_round_by_round_in_the_seeded_order_with_the_canary_around_
         assert seen == {(a, n, when, m) for a in ("alpha", "beta") for n in (1, 2) for when in ("before", "after")
                         for m in ("app_cpu_ms", "app_cache_ms", "load_cpu_ms", "load_cache_ms")}
         assert all(f.value > 0 for f in canary)
+        # each launch of the rounds is stored at its place in its round, with the canary's readings around it
+        launches = {(e["round"], e["place"]): e for e in record["launches"]}
+        assert {k: e["label"] for k, e in launches.items()} == {
+            (n, place): label for n, order in enumerate(record["orders"], 1) for place, label in enumerate(order, 1)}
+        for f in canary:
+            entry = next(e for e in record["launches"] if e["label"] == f"{f.app}/jvm" and e["round"] == f.repeat)
+            assert entry["canary"][f.metric][f.point] == f.value
         outcomes = {(o["app"], o["scenario"]): o["status"] for o in st.outcomes(run_id)}
         assert outcomes[("alpha", "steady")] == outcomes[("beta", "steady")] == "ok"
     finally:
@@ -94,7 +99,7 @@ def test_rounds_are_added_until_the_maximum_when_the_ratio_cannot_settle(two_app
     # two rounds of measured figures: rounds go on to the maximum
     st, run_id = run_plan_on(two_apps, PLAN.format(seed=3, target=1e-9, max_rounds=3, runs=2))
     try:
-        record = json.loads(st.run(run_id)["environment_json"])["rounds"]
+        record = st.rounds_record(run_id)
         assert record["rounds"] == 3 and record["ended"] == rounds.MAX_ROUNDS
         steady = [f for f in st.figures(run_id) if f.scenario == "steady" and f.metric == "rps"]
         assert sorted((f.app, f.repeat) for f in steady) == [(a, n) for a in ("alpha", "beta") for n in (1, 2, 3)]
@@ -113,7 +118,7 @@ def test_steady_launches_past_its_own_launches_only_while_the_ratio_is_unsettled
     # round 3 only where its ratio is not settled (no target: settled by definition)
     st, run_id = run_plan_on(two_apps, PLAN.format(seed=5, target=target, max_rounds=3, runs=4))
     try:
-        record = json.loads(st.run(run_id)["environment_json"])["rounds"]
+        record = st.rounds_record(run_id)
         assert record["rounds"] == 3
         steady = [f for f in st.figures(run_id) if f.scenario == "steady" and f.metric == "rps"]
         assert sorted((f.app, f.repeat) for f in steady) == [(a, n) for a in ("alpha", "beta")

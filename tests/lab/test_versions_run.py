@@ -55,7 +55,7 @@ rest_s = 0
         assert "Could not find artifact dev.standin:standin:jar:9" in missing["reason"]
         env = s.run(run_id)["environment_json"]
         assert "StandIn 1.9" in env and "StandIn 1.10" in env  # each figure's version recorded with the run
-        rounds = __import__("json").loads(env)["rounds"]
+        rounds = s.rounds_record(run_id)
         assert rounds["headline"] == ["standin@1.10/jvm / standin@1.9/jvm"]  # consecutive, in release order
     finally:
         s.close()

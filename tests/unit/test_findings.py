@@ -20,8 +20,9 @@ AT = {"path": "/fruits", "connections": 4, "method": "GET"}
 def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[float] | None = None,
          rounds_record: bool = True, min_rounds: int | None = None, limits: dict | None = None) -> results.RunView:
     env = dict(ENV)
+    record = None
     if rounds_record:
-        env["rounds"] = {"seed": 9, "rounds": len(quarkus), "orders": [], "headline": ["quarkus/jvm / spring-boot/jvm"],
+        record = {"seed": 9, "rounds": len(quarkus), "orders": [], "headline": ["quarkus/jvm / spring-boot/jvm"],
                          "ended": "budget", "ended_why": "the time budget (15 min) left no room for round 4",
                          "round_s": [300.0] * len(quarkus),
                          "two_levels": {"quarkus/jvm": {"launches": len(quarkus), "intervals_per_launch": 15.0,
@@ -29,6 +30,8 @@ def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[f
     plan = PLAN if min_rounds is None else {**PLAN, "rounds": {**PLAN["rounds"], "min_rounds": min_rounds}}
     plan = plan if limits is None else {**plan, "name": "lab2020", "limits": {**PLAN["limits"], **limits}}
     run = store.begin_run(plan, env)
+    if record is not None:
+        store.save_rounds(run, record)
     for app, values in (("quarkus", quarkus), ("spring-boot", spring)):
         for n, v in enumerate(values, 1):
             store.add_figure(run, app, "jvm", "steady", "rps", v, "req/s", point="fruits c=4", params=AT, repeat=n)
@@ -120,7 +123,8 @@ def _past(store: Store, estimate: float, host: str = "lab-host", method_env: dic
     values = {"quarkus/jvm": dict(enumerate(quarkus, 1)), "spring-boot/jvm": dict(enumerate(spring, 1))}
     record = {"seed": 1, "orders": [], "launches": launches, "headline": [pairs[0].label],
               "ratios": [s.to_dict() for s in rounds.ratio_states(pairs, values, 0.10)]}
-    run = store.begin_run(PLAN, {**ENV, **(method_env or {}), "hostname": host, "rounds": record})
+    run = store.begin_run(PLAN, {**ENV, **(method_env or {}), "hostname": host})
+    store.save_rounds(run, record)
     store.finish_run(run, status)
     return run
 
@@ -135,9 +139,8 @@ def _now(store: Store, quarkus: list[float], spring: list[float]) -> results.Run
     priors = {p.label: known.prior(p.label) for p in pairs if known.prior(p.label)}
     least = {p.label: rounds.least_rounds(0.10, priors.get(p.label)) for p in pairs}
     cfg = rounds.RoundSettings(target=0.10)
-    env["rounds"] = {**env["rounds"], "least": least,
-                     "history": runner._history_record(known, pairs, priors, cfg, least)}
-    store.update_environment(view.id, env)
+    store.save_rounds(view.id, {**view.rounds, "least": least,
+                                "history": runner._history_record(known, pairs, priors, cfg, least)})
     return results.load(store, view.id)
 
 

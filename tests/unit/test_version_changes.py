@@ -58,7 +58,8 @@ def test_the_threshold_lets_a_small_regression_through_and_stops_a_larger_one():
 
 def _store_run(store: Store, name: str = "upgrade") -> str:
     """A run of three Quarkus versions (3.10.0 slower than 3.9.0 on every launch) and one that did not build."""
-    run = store.begin_run({"name": name, "versions": {"quarkus": ["3.9.0", "3.10.0", "3.33.2"]}}, {"rounds": {"seed": 1, "orders": []}})
+    run = store.begin_run({"name": name, "versions": {"quarkus": ["3.9.0", "3.10.0", "3.33.2"]}}, {})
+    store.save_rounds(run, {"seed": 1, "orders": []})
     factors = {"3.9.0": 1.0, "3.10.0": 1.3, "3.33.2": 1.3}
     for version, factor in factors.items():
         for r, v in _scaled(HOST, factor).items():
@@ -139,7 +140,8 @@ def test_profiled_versions_are_set_against_the_version_before_them_in_release_or
 def _open_loop_run(store: Store, newer_rate: float) -> str:
     """Two versions whose p99 at the open-loop point is 40 % higher for the newer one, offered 1,000 req/s
     against `newer_rate`."""
-    run = store.begin_run({"name": "upgrade", "versions": {"quarkus": ["3.9.0", "3.10.0"]}}, {"rounds": {"seed": 1, "orders": []}})
+    run = store.begin_run({"name": "upgrade", "versions": {"quarkus": ["3.9.0", "3.10.0"]}}, {})
+    store.save_rounds(run, {"seed": 1, "orders": []})
     point, params = "fruits c=4 open loop 50%", {"path": "/fruits", "fraction": 0.5, "open_loop": True}
     for version, p99_factor, rate in (("3.9.0", 1.0, 1000.0), ("3.10.0", 1.4, newer_rate)):
         for r, v in _scaled(HOST, p99_factor).items():

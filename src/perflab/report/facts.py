@@ -155,7 +155,7 @@ def method_rows(view: RunView) -> list[tuple[str, str]]:
     ]
     r = plan.get("rounds")
     if r:  # runs stored before launch rounds have no [rounds] table
-        done = view.environment.get("rounds") or {}
+        done = view.rounds or {}
         rows.append(("launch rounds", (
             f"interleaved, {rounds.order_text({'seed': r.get('seed'), **done})}; rounds added until every "
             f"headline ratio's 95 % interval is within +-{r.get('target', 0):.0%}, at most {r.get('max_rounds')}"

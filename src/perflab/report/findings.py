@@ -19,9 +19,8 @@ from perflab import ratios_ci, rounds, run_history
 from perflab.apps.launching import HEAP_OPTIONS
 from perflab.report import frameworks
 from perflab.report.charts import Axis, Chart, Point, Series, line_chart
-from perflab.results import Cell, RunView, launch_interval
-from perflab.scenarios.steady_report import (PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, against_sweep, headline_cells,
-                                             runs_on_jvm)
+from perflab.results import Cell, RunView
+from perflab.scenarios.steady_report import PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, against_sweep, headline_cells
 
 DEFAULT_TARGET = 0.05
 
@@ -168,14 +167,25 @@ class Findings:
 
 
 def _pairs(view: RunView, targets: list[str]) -> list[tuple[str, str]]:
-    named = ((view.environment.get("rounds") or {}).get("headline")) or [  # as the rounds recorded them, else the plan's
-        x.replace(":", " / ", 1) for x in (view.plan.get("rounds") or {}).get("headline") or []]
+    """The headline ratios among `targets` (the app/modes with the figure compared): those the rounds
+    settled, as they stored them; for a run not in rounds, rounds.headline_pairs on the app/modes
+    as the run stored them (plan order, JVM or not, main mode or not), with the plan's headline
+    setting. A run stored before its app/modes were has them in `targets`' order, each counted a
+    main mode and a JVM one unless its mode is native."""
+    named = (view.rounds or {}).get("headline") or []
     pairs = [tuple(x.split(" / ", 1)) for x in named if " / " in x]
     pairs = [(a, b) for a, b in pairs if a in targets and b in targets]
     if pairs:
         return pairs
-    jvm = [t for t in targets if runs_on_jvm(t)]
-    return [(jvm[0], other) for other in jvm[1:]]
+    stored = {label: (jvm, main) for label, jvm, main in view.app_modes}
+    known = [(t, *stored[t]) for t in stored if t in targets] + \
+        [(t, view.runs_on_jvm(t), None) for t in targets if t not in stored]
+    settings = rounds.RoundSettings(headline=list((view.plan.get("rounds") or {}).get("headline") or []))
+    try:
+        chosen = rounds.headline_pairs(settings, [(t, jvm, True if main is None else main) for t, jvm, main in known])
+    except ValueError:  # a malformed named pair
+        return []
+    return [(p.numerator, p.denominator) for p in chosen]
 
 
 def _target(view: RunView) -> float:
@@ -186,7 +196,7 @@ def _target(view: RunView) -> float:
 def _least(view: RunView, label: str) -> int:
     """The rounds a ratio needed to count as settled in this run: as the rounds recorded it, else the
     plan's min_rounds (2 for runs stored before min_rounds)."""
-    record = view.environment.get("rounds") or {}
+    record = view.rounds or {}
     final = next((s.get("least") for s in record.get("ratios") or [] if s.get("ratio") == label), None)
     recorded = final or (record.get("least") or {}).get(label)  # as the last round judged it, else at the start
     return recorded or (view.plan.get("rounds") or {}).get("min_rounds") or 2
@@ -194,7 +204,7 @@ def _least(view: RunView, label: str) -> int:
 
 def _known(view: RunView, label: str) -> tuple[ratios_ci.Prior | None, list[tuple[str, ratios_ci.RatioInterval]]]:
     """The prior the rounds pooled into this ratio and the earlier runs' intervals, as stored with the run."""
-    known = (((view.environment.get("rounds") or {}).get("history") or {}).get("ratios") or {}).get(label) or {}
+    known = (((view.rounds or {}).get("history") or {}).get("ratios") or {}).get(label) or {}
     prior = ratios_ci.Prior(**known["prior"]) if known.get("prior") else None
     earlier = [(e["run"], run_history.interval_from_dict(e["interval"])) for e in known.get("earlier") or []]
     return prior, earlier
@@ -216,13 +226,13 @@ def _ratio(view: RunView, what: str, a: Cell, b: Cell, target: float, *, pooled:
     prior, earlier = _known(view, label) if pooled else (None, [])
     ra, rb = ({r: v for r, v in c.by_repeat().items() if v > 0} for c in (a, b))
     per_round = sorted((r, ra[r] / rb[r]) for r in ra if r in rb) if in_rounds else []
-    found = RatioFinding(what, a.target, b.target, a, b, launch_interval(a, b, in_rounds, prior), target, per_round,
+    found = RatioFinding(what, a.target, b.target, a, b, view.interval(a, b, prior), target, per_round,
                          _least(view, label) if pooled else _least(view, ""),
                          dropped=a.unpairable() + b.unpairable() if in_rounds else 0, earlier=earlier, prior=prior)
     bad = {r for c in (a, b) for r, flags in zip(c.repeats, c.value_flags) if "not-steady" in flags}
     if bad:
         found.not_steady = len(bad)
-        found.steady_only = launch_interval(a, b, in_rounds, prior, keep=lambda r: r not in bad)
+        found.steady_only = view.interval(a, b, prior, without=frozenset(bad))
     return found
 
 
@@ -261,7 +271,7 @@ def heap_flags(view: RunView, target: str) -> list[str]:
     heap sizes of jvm_opts."""
     limits = view.plan.get("limits") or {}
     jvm = [o for o in limits.get("jvm_opts") or [] if o.startswith(HEAP_OPTIONS)]
-    if not runs_on_jvm(target):
+    if not view.runs_on_jvm(target):
         return list(limits.get("native_heap_opts") or []) or jvm
     return jvm
 
@@ -334,7 +344,7 @@ def _behind(view: RunView, ratios: list[RatioFinding]) -> list[str]:
 
 
 def _rounds_line(view: RunView) -> str:
-    rec = view.environment.get("rounds")
+    rec = view.rounds
     if not rec:
         return "launches: app after app (not in rounds): a slow spell of the host lands on one app"
     count = rec.get("rounds", len(rec.get("orders", [])))
@@ -346,7 +356,7 @@ def level_lines(view: RunView) -> list[str]:
     """Per app/mode in the rounds, how much of a launch's value varies from launch to launch rather
     than from interval to interval, and what the rounds made of it (Kalibera and Jones)."""
     out = []
-    for label, two in sorted(((view.environment.get("rounds") or {}).get("two_levels") or {}).items()):
+    for label, two in sorted(((view.rounds or {}).get("two_levels") or {}).items()):
         if not two:
             continue
         cap = two.get("optimal_intervals")
@@ -371,14 +381,14 @@ def host_line(view: RunView) -> str:
         parts.append(f"{where} median {middle:.2f} ms, {min(values) / middle - 1:+.1%} to "
                      f"{max(values) / middle - 1:+.1%} ({len(values)} readings)")
     if not parts:
-        return "host speed: not measured (no canary readings)" if view.environment.get("rounds") else ""
+        return "host speed: not measured (no canary readings)" if view.rounds else ""
     return (f"host speed (the canary's integer chain before and after each launch): {'; '.join(parts)}; "
             f"{slow} reading(s) more than {slow_share:.0%} slow"
             + ("" if not slow else " (their launches are flagged host-slow)"))
 
 
 def _advice(view: RunView, ratios: list[RatioFinding]) -> list[str]:
-    rec = view.environment.get("rounds") or {}
+    rec = view.rounds or {}
     seconds = rec.get("round_s") or []
     per_round = statistics.mean(seconds) if seconds else None
     out = []

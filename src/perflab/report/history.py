@@ -99,7 +99,7 @@ def _series_figures(view: results.RunView) -> dict[tuple[str, str, str, bool | N
         for target, cell in headline.cells(view).items():
             out[(f"{headline.title}, {target}", headline.unit, headline.key, headline.lower_is_better)] = \
                 cell.summary.median
-    for ratio in (view.environment.get("rounds") or {}).get("ratios") or []:
+    for ratio in (view.rounds or {}).get("ratios") or []:
         if ratio.get("interval"):
             out[(f"headline ratio {ratio['ratio']}", "x", "ratio", None)] = ratio["interval"]["estimate"]
     return out

@@ -180,14 +180,15 @@ def missing_reason(view: RunView, claim: Claim, target: str) -> str:
 
 # --- ratios ------------------------------------------------------------------------------------
 
-def ratio_of(a: Cell, b: Cell, published: float | None, in_rounds: bool = False) -> Ratio:
-    """a / b measured, with its spread and whether the published ratio's side of 1 held."""
+def ratio_of(a: Cell, b: Cell, published: float | None, in_rounds: bool = False, view: RunView | None = None) -> Ratio:
+    """a / b measured, with its spread and whether the published ratio's side of 1 held. With the
+    cells' `view`, its interval is the view's (computed once per run view; in rounds as the view says)."""
     sa, sb = a.summary, b.summary
     if sb.median <= 0 or sa.median < 0:
         return Ratio(published, None, None, None, NO_RATIO, "a median is zero or negative: no ratio")
     measured = sa.median / sb.median
     low = high = None
-    ci = interval_of(a, b, in_rounds)
+    ci = interval_of(a, b, in_rounds, view)
     if ci is not None:
         low, high = ci.low, ci.high
     elif sb.min > 0 and sa.min >= 0:
@@ -202,12 +203,13 @@ def ratio_of(a: Cell, b: Cell, published: float | None, in_rounds: bool = False)
     return Ratio(published, measured, low, high, verdict, why, size, factor)
 
 
-def interval_of(a: Cell, b: Cell, in_rounds: bool = True) -> ratios_ci.RatioInterval | None:
+def interval_of(a: Cell, b: Cell, in_rounds: bool = True, view: RunView | None = None) -> ratios_ci.RatioInterval | None:
     """The 95 % interval of a / b from the cells' launch-level values, paired by repeat number when
-    the launches ran in rounds (None with fewer than two values a side)."""
+    the launches ran in rounds (None with fewer than two values a side); with the cells' `view`,
+    the view's interval."""
     if a.summary.n < 2 or b.summary.n < 2 or min(a.values + b.values) <= 0:
         return None
-    return launch_interval(a, b, in_rounds)
+    return view.interval(a, b) if view is not None else launch_interval(a, b, in_rounds)
 
 
 def size_of(published: float | None, measured: float, tolerance: float = SIZE_TOLERANCE, *,
@@ -253,7 +255,7 @@ def evaluate(view: RunView, claim: Claim) -> ClaimResult:
         if label != base_label and claim.has_baseline():
             published_ratio = claim.published_ratio(label)
             if measured and base:
-                row.ratio = ratio_of(measured.cell, base.cell, published_ratio, view.in_rounds(measured.cell))
+                row.ratio = ratio_of(measured.cell, base.cell, published_ratio, view=view)
             else:
                 side = target if not measured else target_of(base_label)
                 row.ratio = Ratio(published_ratio, None, None, None, NO_RATIO, f"{side} not measured")

@@ -13,11 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from perflab import apps
-from perflab.errors import LabError
 from perflab.report.tables import Table, by_point_table, by_target_table, count_range, fmt_value, points_in_order
 from perflab.report.tables import label as metric_label
-from perflab.results import Cell, RunView, launch_interval
+from perflab.results import Cell, RunView
 
 NOT_STEADY = "not steady"  # how the reason of a launch that never settled begins
 
@@ -152,19 +150,6 @@ def launch_states(view: RunView, target: str, point: str) -> list[LaunchState]:
             for i in range(rps.summary.n)]
 
 
-def runs_on_jvm(target: str) -> bool:
-    """Whether an app/mode runs on a JVM (the launch-to-launch target is for JVM apps): as the lab's
-    app descriptor says, else by its mode's name."""
-    app, _, mode = target.partition("/")
-    try:
-        found = apps.discover().get(app)
-    except LabError:
-        found = None
-    if found is not None and mode in found.modes:
-        return found.modes[mode].is_jvm
-    return mode != "native"
-
-
 HELD_BACK_NOTE = ("intervals in which the app used well under its usual CPU share, held back from outside it "
                   "(the load side, another process on its CPU, the host): a spread they cause is not the app's")
 STABLE_CV = 0.05  # launch-to-launch CV the headline throughput of a JVM app should stay within
@@ -194,7 +179,7 @@ def stability(view: RunView) -> list[str]:
              f"<= {STABLE_CV:.0%} for JVM apps; other modes are a reference):"]
     if on_cluster(view) and view.find("steady", "interval_gap_ms"):
         lines.append(f"  {CLUSTER_GAP}")
-    jvm = {t: runs_on_jvm(t) for t in dict.fromkeys(c.target for c in closed)}
+    jvm = {t: view.runs_on_jvm(t) for t in dict.fromkeys(c.target for c in closed)}  # the target is for JVM apps
     for c in closed:
         states = launch_states(view, c.target, c.point)
         intervals = _cell(view, c.target, c.point, "measured_intervals")
@@ -214,7 +199,7 @@ def stability(view: RunView) -> list[str]:
     for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
         if a in by_target and b in by_target and by_target[b].summary.median > 0:
             ca, cb = by_target[a].summary, by_target[b].summary
-            ci = launch_interval(by_target[a], by_target[b], view.in_rounds(by_target[a]))
+            ci = view.interval(by_target[a], by_target[b])
             spread = (f"95 % interval {ci.low:.2f}-{ci.high:.2f}x ({ci.n} {'rounds, paired' if ci.paired else 'a side'})"
                       if ci else "one launch a side: no interval")
             lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x, {spread} (the Quarkus team's lab publishes "
