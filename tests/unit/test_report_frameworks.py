@@ -47,13 +47,12 @@ FIGURES = {  # metric -> (scenario, base, inverse)
 def _run(store: Store, targets: list[str], *, rounds: int = 4, plan: dict | None = None, record: bool = True,
          failed: dict[str, str] | None = None, extra: list[str] = ()) -> results.RunView:
     plan = plan or PLAN
-    env = dict(ENV)
+    run = store.begin_run(plan, dict(ENV))
     if record:
         named = [p.replace(":", " / ") for p in (plan.get("rounds") or {}).get("headline") or []]
-        env["rounds"] = {"seed": 7, "design": "williams", "rounds": rounds, "orders": [],
-                         "headline": [p for p in named if all(t in targets for t in p.split(" / "))],
-                         "ended": "max-rounds", "round_s": [400.0] * rounds}
-    run = store.begin_run(plan, env)
+        store.save_rounds(run, {"seed": 7, "design": "williams", "rounds": rounds, "orders": [],
+                                "headline": [p for p in named if all(t in targets for t in p.split(" / "))],
+                                "ended": "max-rounds", "round_s": [400.0] * rounds})
     for target in [*targets, *extra]:
         app, mode = target.split("/")
         if target in (failed or {}):
