@@ -438,7 +438,7 @@ def open_loop_rate(ctx: Context, rps: float, launch: int) -> tuple[float, dict]:
     fraction = ctx.settings.open_loop_fraction
     own = max(1.0, round(rps * fraction))
     label = f"{ctx.app.name}/{ctx.mode}"
-    oldest = getattr(ctx.lab, "open_loop_basis", {}).get(label)
+    oldest = ctx.lab.open_loop_basis.get(label)
     if not oldest:
         return own, {"rate_basis": OWN}
     rates = ctx.lab.open_loop_rates
