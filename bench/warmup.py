@@ -49,13 +49,14 @@ modes = ["main"]
 scenarios = ["steady"]
 [rounds]
 target = 0
+max_rounds = 1
 [limits]
 cpus = 1
 memory_mb = 1024
 [steady]
 launches = 1
 points = [{{ path = "/fruits", connections = 4 }}]
-warmup_max_s = 180
+warmup_max_s = 120
 window = 10
 precision = 0.05
 measure_max_s = 30
