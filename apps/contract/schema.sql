@@ -1,12 +1,31 @@
 -- perflab contract schema (PostgreSQL). Every app reads this database; no app creates or alters it.
 -- Re-runnable: drops and recreates everything, so each app starts from the same state.
-DROP TABLE IF EXISTS todo_categories, todos, categories, users, data_objects, fruits CASCADE;
+DROP TABLE IF EXISTS store_fruit_prices, stores, todo_categories, todos, categories, users, data_objects, fruits CASCADE;
 
 -- RT-2019: the fruits CRUD service.
 CREATE TABLE fruits (
     id   BIGSERIAL PRIMARY KEY,
     name VARCHAR(40) NOT NULL UNIQUE
 );
+
+-- Fruits with their prices per store: the shape the Quarkus team's lab measures. Each price names
+-- its store (many-to-one) and the store carries its address as embedded columns.
+CREATE TABLE stores (
+    id       BIGSERIAL PRIMARY KEY,
+    name     VARCHAR(100) NOT NULL UNIQUE,
+    currency CHAR(3) NOT NULL,
+    address  VARCHAR(200) NOT NULL,
+    city     VARCHAR(100) NOT NULL,
+    country  VARCHAR(100) NOT NULL
+);
+
+CREATE TABLE store_fruit_prices (
+    store_id BIGINT NOT NULL REFERENCES stores (id),
+    fruit_id BIGINT NOT NULL REFERENCES fruits (id) ON DELETE CASCADE,
+    price    NUMERIC(10, 2) NOT NULL,
+    PRIMARY KEY (store_id, fruit_id)
+);
+CREATE INDEX store_fruit_prices_fruit_id ON store_fruit_prices (fruit_id);
 
 -- LAB-2020 lab 1.3: todos with their user and categories.
 CREATE TABLE users (
