@@ -44,3 +44,20 @@ def test_times_to_steady_state_measured_here_before_replace_the_warm_up_maxima()
     assert known < slower < guess
     # what only some points have is not enough: the maxima stay the estimate
     assert steady.estimate_s(Estimate(cfg, 1, 5.0, True, steady_s={labels[1]: 60.0})) == guess
+
+
+def test_the_headline_point_is_the_first_measured_at_the_most_connections():
+    """Request shapes measured after the headline on the warm launch (same connections) must not
+    take its place in the rounds or the open-loop rate; a warm-up point before it never does."""
+    def paths(points: list[dict]) -> str:
+        got = steady.headline_point(steady.SteadySettings(points=points).points)
+        return f"{got.path} c={got.connections}"
+    shapes = [{"path": "/fruits", "connections": 4}, {"path": "/todos", "connections": 4},
+              {"path": "/fruit-prices", "connections": 4}]
+    assert paths(shapes) == "/fruits c=4"
+    assert paths([{"path": "/todos", "connections": 2, "measure": False}, {"path": "/todos", "connections": 32}]) \
+        == "/todos c=32"
+    assert paths([{"path": "/fruits", "connections": 1}, {"path": "/fruits", "connections": 40},
+                  {"path": "/todos", "connections": 40}]) == "/fruits c=40"
+    assert steady.headline_point(steady.SteadySettings(points=[{"path": "/a", "connections": 4, "measure": False},
+                                                               {"path": "/b", "connections": 8}]).points).path == "/b"

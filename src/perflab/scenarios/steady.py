@@ -18,7 +18,9 @@ precision reached, and per request the app's CPU, the database's CPU and, where 
 statements; GC time and JIT compilations during the measurement. The number of measured intervals
 behind each launch's value is a figure too (shown beside every steady figure), and each launch's
 outcome says whether it reached steady state and the rule's reason (stability() names it for every
-launch that did not). An open-loop point at a fraction of the launch's own steady throughput ends
+launch that did not). The headline point, whose throughput the rounds compare, is the first measured
+point at the most connections; later points at as many are further request shapes on the warm launch.
+An open-loop point at a fraction of the launch's own steady throughput at the headline point ends
 each launch when open_loop_fraction > 0; of several versions of one app/mode, every launch of
 every version is offered that fraction of the oldest version's throughput instead (open_loop_rate).
 
@@ -108,6 +110,15 @@ class SteadySettings(Settings):
 def point_of(p: SteadyPoint) -> Point:
     name = p.path.strip("/").split("/")[0] or "root"
     return point(f"{name} c={p.connections}", path=p.path, connections=p.connections, method="GET")
+
+
+def headline_point(points: list[SteadyPoint]) -> SteadyPoint | None:
+    """The point whose throughput a launch gives the rounds and whose rate the open-loop point
+    takes a fraction of: the first measured one at the most connections (as the report's
+    headline_cells reads them). Later points at as many connections are further request shapes
+    on the warm launch; a point before it at fewer may be the JIT's warm-up."""
+    measured = [p for p in points if p.measure]
+    return max(measured, key=lambda p: p.connections) if measured else None
 
 
 @dataclass
@@ -486,37 +497,38 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
 
 
 def launch(ctx: Context, launch: int) -> LaunchResult | None:
-    """One fresh launch with every point; returns the throughput of its headline point (the measured
-    one with the most connections, as steady_report.headline_cells takes it) with that point's
-    measured intervals. Raises AppFailed when the instance fails."""
+    """One fresh launch with every point; returns the throughput of its headline point
+    (headline_point) with that point's measured intervals. Raises AppFailed when the instance fails."""
     cfg: SteadySettings = ctx.settings
     inst = ctx.launch(f"steady{launch}", profile.launch_spec(ctx))
     rows: list[list] = []
-    measured: dict[int, LaunchResult] = {}
+    headline = headline_point(cfg.points)
+    result: LaunchResult | None = None
+    headline_rps = 0.0
     try:
         if _feeds_startup(ctx):
             _startup_figures(ctx, inst, launch)
         inst.wait_until_ready(cfg.timeout_s)
-        last: tuple[SteadyPoint, float] | None = None
         for p in cfg.points:
             at = point_of(p)
             run = _drive(ctx, inst, p, at.label, launch)
             rows += _timeline_rows(launch, at.label, run)
-            if p.measure:
-                last = (p, _record(ctx, at, launch, run))
-                first = run.measured[0] if run.measured else None
-                measured[p.connections] = LaunchResult(
-                    last[1], tuple(i.result.rps for i in run.measured),
-                    first.t_s - first.result.duration_s if first else 0.0)
-            else:
+            if not p.measure:
                 _record_warmup(ctx, at, launch, run)
-        if cfg.open_loop_fraction > 0 and last is not None and last[1] > 0:
-            rows += _open_loop(ctx, inst, last[0], last[1], launch)
+                continue
+            got = _record(ctx, at, launch, run)
+            if p is headline:
+                first = run.measured[0] if run.measured else None
+                result = LaunchResult(got, tuple(i.result.rps for i in run.measured),
+                                      first.t_s - first.result.duration_s if first else 0.0)
+                headline_rps = got
+        if cfg.open_loop_fraction > 0 and headline is not None and headline_rps > 0:
+            rows += _open_loop(ctx, inst, headline, headline_rps, launch)
         inst.check_alive()
     finally:
         inst.stop()
         intervals.write(ctx, f"timeline-launch{launch}.csv", rows)
-    return measured[max(measured)] if measured else None
+    return result
 
 
 def _feeds_startup(ctx: Context) -> bool:

@@ -157,8 +157,9 @@ HEADLINE = ("rps", "latency_p50_ms", "latency_p99_ms", "time_to_steady_ms")
 
 
 def headline_cells(view: RunView) -> dict[str, Cell]:
-    """Each app/mode's closed-loop throughput at its most connections: the figure compared across
-    apps (a plan's first point at a few connections is also the JIT's warm-up)."""
+    """Each app/mode's closed-loop throughput at its most connections, the first such point when
+    several share that count (the others are further request shapes on the warm launch): the figure
+    compared across apps (a plan's first point at a few connections is also the JIT's warm-up)."""
     best: dict[str, Cell] = {}
     for c in view.find("steady", "rps"):
         if c.params.get("open_loop"):
