@@ -316,3 +316,30 @@ def test_when_too_few_launches_were_steady_the_ratio_says_so(store):
     [ratio] = findings.findings(results.load(store, view.id)).ratios
     assert ratio.steady_only is None and ratio.not_steady == 2
     assert "2 of its rounds had a launch that never reached steady state" in ratio.text()
+
+
+def test_each_further_request_shape_gets_its_own_ratio_with_both_apps_sql_work_beside_it(store):
+    """/fruits is the headline; /fruit-prices measured after it on the same launches (same
+    connections) is a ratio of its own, with transactions per request of each app and, outside a
+    profiling run, why statements are missing. The headline stays /fruits."""
+    view = _run(store, [20_000, 20_200, 19_900], [10_000, 10_050, 9_980])
+    prices = {"path": "/fruit-prices", "connections": 4, "method": "GET"}
+    for app, values, xacts in (("quarkus", [6_000, 6_100, 5_900], 4.0), ("spring-boot", [5_000, 5_050, 4_990], 5.0)):
+        for n, v in enumerate(values, 1):
+            store.add_figure(view.id, app, "jvm", "steady", "rps", v, "req/s", point="fruit-prices c=4", params=prices,
+                             repeat=n)
+            store.add_figure(view.id, app, "jvm", "steady", "db_transactions_per_request", xacts, "count",
+                             point="fruit-prices c=4", params=prices, repeat=n)
+    found = findings.findings(results.load(store, view.id))
+    headline, shape = found.ratios
+    assert headline.what == "throughput at /fruits c=4" and 1.9 < headline.interval.estimate < 2.1
+    assert shape.what == "throughput at /fruit-prices c=4" and 1.15 < shape.interval.estimate < 1.25
+    assert "quarkus/jvm does 4.0 SQL transactions per request, spring-boot/jvm 5.0" in shape.sql
+    assert "SQL statements per request: counted in a profiling run only" in shape.sql
+    for n in range(1, 4):
+        for app, statements in (("quarkus", 4.0), ("spring-boot", 9.0)):
+            store.add_figure(view.id, app, "jvm", "steady", "sql_statements_per_request", statements, "count",
+                             point="fruit-prices c=4", params=prices, repeat=n)
+    [_, counted] = findings.findings(results.load(store, view.id)).ratios
+    assert "quarkus/jvm does 4.0 SQL statements per request, spring-boot/jvm 9.0" in counted.sql
+    assert "SQL transactions per request: quarkus/jvm 4.0, spring-boot/jvm 5.0" in counted.sql

@@ -304,8 +304,34 @@ def _startup_cells(view: RunView, metric: str) -> dict[str, Cell]:
     return {c.target: c for c in view.find("startup", metric, point="warm")}
 
 
+def other_sql_figure(view: RunView, a: Cell, b: Cell) -> str:
+    """Beside sql_parity's figure, the other one: both apps' SQL transactions per request when it
+    judged by statements (a profiling run counted them), else why statements are missing."""
+    def per_request(metric: str) -> dict[str, float]:
+        return {c.target: c.summary.median for c in view.find("steady", metric, a.point)}
+    statements, transactions = per_request("sql_statements_per_request"), per_request("db_transactions_per_request")
+    if not {a.target, b.target} <= set(statements):
+        return "SQL statements per request: counted in a profiling run only (--profile)"
+    if {a.target, b.target} <= set(transactions):
+        return (f"SQL transactions per request: {a.target} {transactions[a.target]:.1f}, "
+                f"{b.target} {transactions[b.target]:.1f}")
+    return ""
+
+
+def shape_cells(view: RunView) -> dict[str, dict[str, Cell]]:
+    """The closed-loop throughput cells of each further request shape (a steady point other than an
+    app/mode's headline point), by point, in the order measured."""
+    headline = {t: c.point for t, c in headline_cells(view).items()}
+    out: dict[str, dict[str, Cell]] = {}
+    for c in view.find("steady", "rps"):
+        if not c.params.get("open_loop") and headline.get(c.target) not in (None, c.point):
+            out.setdefault(c.point, {})[c.target] = c
+    return out
+
+
 def ratio_findings(view: RunView) -> list[RatioFinding]:
     steady = headline_cells(view)
+    shapes = shape_cells(view)
     targets = list(steady) or list(_startup_cells(view, "ttfr_ms"))
     target = _target(view)
     out = []
@@ -315,6 +341,15 @@ def ratio_findings(view: RunView) -> list[RatioFinding]:
             out.append(_ratio(view, f"throughput at {c.params.get('path')} c={c.params.get('connections')}",
                               steady[a], steady[b], target, pooled=True))
             out[-1].sql = sql_parity(view, steady[a], steady[b])
+            # the other request shapes on the same launches: each its own ratio, with each app's SQL
+            # work per request beside it (which part of a ratio is different database work)
+            for cells in shapes.values():
+                if a in cells and b in cells:
+                    c = cells[a]
+                    out.append(_ratio(view, f"throughput at {c.params.get('path')} c={c.params.get('connections')}",
+                                      cells[a], cells[b], target))
+                    parity = sql_parity(view, cells[a], cells[b])
+                    out[-1].sql = "; ".join(x for x in (parity, other_sql_figure(view, cells[a], cells[b])) if x)
         for metric, what in (("ttfr_ms", "time to first response (warm)"),
                              ("rss_after_first_mb", "RSS after the first response (warm)")):
             cells = _startup_cells(view, metric)
