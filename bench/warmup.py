@@ -29,9 +29,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from perflab import ratios_ci, results, rounds
+from perflab import results, rounds
+from perflab.analysis import ratios_ci
+from perflab.migrate import open_store
 from perflab.paths import REPO_ROOT
-from perflab.store import Store
 
 PAIR = ("quarkus/jvm", "spring-boot/jvm")
 VARIANTS = {
@@ -66,14 +67,14 @@ measure_max_s = 30
 def run_variant(folder: Path, variant: str) -> str | None:
     path = folder / f"warmup-{variant}.toml"
     path.write_text(plan_text(variant))
-    before = {r["id"] for r in Store().runs()}
+    before = {r["id"] for r in open_store().runs()}
     subprocess.run([str(REPO_ROOT / "perflab"), "run", str(path), "--yes"], check=False, stdout=subprocess.DEVNULL)
-    new = [r["id"] for r in Store().runs() if r["id"] not in before]
+    new = [r["id"] for r in open_store().runs() if r["id"] not in before]
     return new[0] if new else None
 
 
 def summarise(run_ids: list[str]) -> None:
-    store = Store()
+    store = open_store()
     by_variant: dict[str, list[results.RunView]] = {}
     for run_id in run_ids:
         view = results.load(store, run_id)

@@ -20,10 +20,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
-from perflab import environment, isolate, preflight, rounds, run_history, runner
+from perflab import environment, headline, isolate, preflight, rounds, run_history, runner
 from perflab.errors import LabError
-from perflab.plan import Plan
+from perflab.migrate import open_store
 from perflab.progress import Step, fmt_duration, step_kind
+from perflab.settings import Plan
 from perflab.store import Store, method_hash
 
 DEFAULT_MAX_HOURS = 4.0  # a working day's run on 2 cores; above it a run asks first
@@ -174,7 +175,7 @@ def settling_lines(plan: Plan, targets: list[runner.Target], store: Store, metho
         return []
     able = [t for t in targets if not t.unavailable]
     try:
-        pairs = rounds.headline_pairs(cfg, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in able])
+        pairs = headline.pairs(cfg.headline, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in able])
     except ValueError:
         return []
     known = run_history.load_for(store, plan.name, method, os.uname().nodename)
@@ -292,7 +293,7 @@ def before_run(plan: Plan, apps_root, *, dry_run: bool, limit_h: float | None, y
         say(f"plan {plan.name}: no estimate for runs on Kubernetes")
         return not dry_run
     targets = runner.select_targets(plan, apps_root)
-    cost = estimate(plan, targets, Store(), plan_method(plan, targets), done)
+    cost = estimate(plan, targets, open_store(), plan_method(plan, targets), done)
     say(render(cost, short=not dry_run))
     if dry_run:
         return False

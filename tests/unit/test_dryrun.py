@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from perflab import dryrun, plan, ratios_ci, run_history, runner
+from perflab import dryrun, plan, run_history, runner
+from perflab.analysis import ratios_ci
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT
 from perflab.progress import step_kind

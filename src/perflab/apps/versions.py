@@ -15,7 +15,7 @@ overlay folder ([versions.lines."3"] overlay = "boot3"): its files replace the s
 variant's copy, so only what that line's API forces differs and the rest is the app's own code.
 
 Each variant is built in a copy of the app's sources of its own (beside the build stamps), so the
-versions' artifacts never overwrite each other. Whether it built: perflab.apps.version_builds.
+versions' artifacts never overwrite each other. Whether it built: perflab.version_builds.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Each headline figure is judged on its launch-level values (one value per fresh launch), as the
 lab's comparisons are: the ratio newer / older with its 95 % interval, paired by round when the
-versions' launches ran in interleaved rounds (perflab.rounds, perflab.ratios_ci), so a slow spell
+versions' launches ran in interleaved rounds (perflab.rounds, perflab.analysis.ratios_ci), so a slow spell
 of the host lands on both versions and is not taken for a regression. A change is "slower" (or
 "faster") only when the whole interval lies on that side of 1; with fewer than two launches a side
 there is no verdict.
@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from perflab import ratios_ci
+from perflab import headline
+from perflab.analysis import ratios_ci
 from perflab.apps.libraries import LibraryChange, changes as library_changes
 from perflab.apps.versions import release_key, split_name
 from perflab.results import Cell, RunView
-from perflab.scenarios.steady_report import headline_cells
 
 FASTER, SLOWER, WITHIN_NOISE, TOO_FEW = "faster", "slower", "within noise", "too few launches"
 UNEQUAL_LOAD = "at unequal load"
@@ -50,7 +50,7 @@ def _startup(metric: str) -> Callable[[RunView], dict[str, Cell]]:
 def _at_headline_point(metric: str) -> Callable[[RunView], dict[str, Cell]]:
     """A steady figure at the point of each target's headline throughput."""
     def cells(view: RunView) -> dict[str, Cell]:
-        points = {t: c.point for t, c in headline_cells(view).items()}
+        points = {t: c.point for t, c in headline.cells(view).items()}
         return {c.target: c for c in view.find("steady", metric) if points.get(c.target) == c.point}
     return cells
 
@@ -68,7 +68,7 @@ def _open_loop(metric: str) -> Callable[[RunView], dict[str, Cell]]:
 HEADLINES = [
     Headline("ttfr", "time to first response (warm launches)", "ms", True, _startup("ttfr_ms")),
     Headline("rss", "RSS after the first request (warm launches)", "MB", True, _startup("rss_after_first_mb")),
-    Headline("throughput", "steady-state throughput", "req/s", False, headline_cells),
+    Headline("throughput", "steady-state throughput", "req/s", False, headline.cells),
     Headline("cpu", "CPU per request at that throughput", "ms", True, _at_headline_point("app_cpu_ms_per_request")),
     Headline("p99", "p99 latency at the open-loop point", "ms", True, _open_loop("latency_p99_ms"), load_bound=True),
 ]
@@ -223,7 +223,7 @@ def _overlay_text(older: str, newer: str, overlays: dict) -> str:
 
 def also_changed(view: RunView) -> list[AlsoChanged]:
     """Per app and consecutive pair of its versions measured: the overlay and the bundled libraries
-    that differ between their builds (recorded with the run, perflab.apps.version_builds.what_was_built)."""
+    that differ between their builds (recorded with the run, perflab.version_builds.what_was_built)."""
     libs = view.environment.get("libraries") or {}
     overlays = view.environment.get("overlays") or {}
     missing = unavailable(view)

@@ -3,7 +3,7 @@
 Each launch: a fresh instance, ready, then for each point consecutive closed-loop intervals
 (interval_s each, one wrk run per interval, so every interval has its own throughput, errors and
 latency percentiles, and the app's CPU from its cgroup) - first a warm-up until the steady-state
-rule holds (perflab.steadystate: spread and trend of the last `window` intervals; for JVM modes
+rule holds (perflab.analysis.steadystate: spread and trend of the last `window` intervals; for JVM modes
 also the JIT's compile time per second) or warmup_max_s passes, then measurement until the throughput's 95 % confidence interval is within +-precision or
 measure_max_s passes. The window that was judged steady counts as measured. Every interval is
 written to the run's timeline file, warm-up included: the warm-up curve from launch is what JVM
@@ -35,19 +35,21 @@ from dataclasses import dataclass, field
 
 from pydantic import field_validator
 
-from perflab import dbstats, jvmstat, stats
+from perflab import dbstats, jvmstat
+from perflab.analysis import stats
+from perflab.analysis.steadystate import Rule, drift, judge, precision
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
+from perflab.present import timeline_charts
 from perflab.profiles import recording as profile
-from perflab.report import timeline_charts
-from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario, point
+from perflab.scenario import Context, Estimate, LaunchResult, Phase, Scenario
 from perflab.scenarios import intervals, startup
 from perflab.scenarios.startup import steady_feeds_startup
 from perflab.scenarios.steady_report import NOT_STEADY, launch_part, stability, tables
 from perflab.settings import Settings, setting
-from perflab.steadystate import Rule, drift, judge, precision
+from perflab.store import Point, point
 
 class SteadyPoint(Settings):
     path: str = setting("/fruits", "the path loaded")
@@ -487,7 +489,7 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
 
 def launch(ctx: Context, launch: int) -> LaunchResult | None:
     """One fresh launch with every point; returns the throughput of its headline point (the measured
-    one with the most connections, as steady_report.headline_cells takes it) with that point's
+    one with the most connections, as headline.cells takes it) with that point's
     measured intervals. Raises AppFailed when the instance fails."""
     cfg: SteadySettings = ctx.settings
     inst = ctx.launch(f"steady{launch}", profile.launch_spec(ctx))
