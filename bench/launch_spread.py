@@ -24,7 +24,8 @@ from collections import defaultdict
 
 from scipy import stats as sps
 
-from perflab import headline, results
+from perflab import results
+from perflab.headline import cells as headline_cells, runs_on_jvm
 from perflab.migrate import open_store
 from perflab.store import Store
 
@@ -37,11 +38,11 @@ CAUSES = [("canary_cpu_ms", "canary CPU ms"), ("canary_cache_ms", "canary cache 
 def launches(store: Store, run_id: str) -> dict[str, dict[int, dict[str, float]]]:
     """target -> launch -> figure -> value, for the headline point of each JVM target."""
     view = results.load(store, run_id)
-    heads = headline.cells(view)
+    heads = headline_cells(view)
     out: dict[str, dict[int, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     for f in store.figures(run_id):
         target = f"{f.app}/{f.mode}"
-        if target not in heads or not headline.runs_on_jvm(view, target):
+        if target not in heads or not runs_on_jvm(view, target):
             continue
         if f.scenario == "steady" and f.point == heads[target].point:
             out[target][f.repeat][f.metric] = f.value

@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from perflab import headline, results
+from perflab import results
+from perflab.headline import cells as headline_cells, runs_on_jvm
 from perflab.migrate import open_store
 from perflab.scenarios.steady_report import STABLE_CV, launch_states
 
@@ -25,14 +26,14 @@ RATIO_DRIFT = 0.10  # the two runs' Quarkus / Spring Boot ratios within 10 % of 
 
 
 def headline(view: results.RunView) -> dict[str, results.Cell]:
-    return headline.cells(view)
+    return headline_cells(view)
 
 
 def line(view: results.RunView, c: results.Cell) -> str:
     s = c.summary
     states = launch_states(view, c.target, c.point)
     unsteady = [x for x in states if not x.steady]
-    if headline.runs_on_jvm(view, c.target):
+    if runs_on_jvm(view, c.target):
         mark = "ok" if s.n > 1 and s.cv <= STABLE_CV and not unsteady else "MISS"
     else:
         mark = "reference"
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"run {view.id} ({view.plan.get('name')}, method {view.method_hash})")
         for jvm in (True, False):
             for target, c in cells.items():
-                if headline.runs_on_jvm(view, target) == jvm:
+                if runs_on_jvm(view, target) == jvm:
                     print(line(view, c))
         if all(t in cells for t in PAIR):
             ratio = cells[PAIR[0]].summary.median / cells[PAIR[1]].summary.median

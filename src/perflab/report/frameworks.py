@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from perflab import headline
 from perflab.apps.versions import split_name
+from perflab.headline import cells as headline_cells
 from perflab.present.charts import Chart, Panel, Point, colors_for, panels_chart
 from perflab.present.published import TARGETS
 from perflab.present.tables import TextTable, fmt_value
@@ -136,7 +136,7 @@ def _cells(view: RunView, target: str, steady: dict[str, Cell]) -> dict[str, Cel
 def side_by_side(view: RunView) -> SideBySide | None:
     """The frameworks' rows, or None when the run measured fewer than two of the four frameworks on
     any of these figures."""
-    steady = headline.cells(view)
+    steady = headline_cells(view)
     rows = []
     for target in compared(view):
         cells = _cells(view, target, steady)
@@ -249,6 +249,6 @@ def _why_not(view: RunView, target: str, targets: set[str]) -> str:
     if failed:
         o = failed[0]
         return f"{target} {o['status']} in {o['scenario']}" + (f" ({o['reason']})" if o["reason"] else "")
-    if target not in headline.cells(view):
+    if target not in headline_cells(view):
         return f"{target} has no steady throughput"
     return ""

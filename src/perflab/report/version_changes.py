@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from perflab import headline
 from perflab.analysis import ratios_ci
 from perflab.apps.libraries import LibraryChange, changes as library_changes
 from perflab.apps.versions import release_key, split_name
+from perflab.headline import cells as headline_cells
 from perflab.results import Cell, RunView
 
 FASTER, SLOWER, WITHIN_NOISE, TOO_FEW = "faster", "slower", "within noise", "too few launches"
@@ -50,7 +50,7 @@ def _startup(metric: str) -> Callable[[RunView], dict[str, Cell]]:
 def _at_headline_point(metric: str) -> Callable[[RunView], dict[str, Cell]]:
     """A steady figure at the point of each target's headline throughput."""
     def cells(view: RunView) -> dict[str, Cell]:
-        points = {t: c.point for t, c in headline.cells(view).items()}
+        points = {t: c.point for t, c in headline_cells(view).items()}
         return {c.target: c for c in view.find("steady", metric) if points.get(c.target) == c.point}
     return cells
 
@@ -68,7 +68,7 @@ def _open_loop(metric: str) -> Callable[[RunView], dict[str, Cell]]:
 HEADLINES = [
     Headline("ttfr", "time to first response (warm launches)", "ms", True, _startup("ttfr_ms")),
     Headline("rss", "RSS after the first request (warm launches)", "MB", True, _startup("rss_after_first_mb")),
-    Headline("throughput", "steady-state throughput", "req/s", False, headline.cells),
+    Headline("throughput", "steady-state throughput", "req/s", False, headline_cells),
     Headline("cpu", "CPU per request at that throughput", "ms", True, _at_headline_point("app_cpu_ms_per_request")),
     Headline("p99", "p99 latency at the open-loop point", "ms", True, _open_loop("latency_p99_ms"), load_bound=True),
 ]
