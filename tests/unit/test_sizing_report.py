@@ -12,7 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from perflab import memory_need, plan, registry, results
+from perflab import plan, registry, results
+from perflab.analysis import memory_need
 from perflab.lab import Lab
 from perflab.present import charts as plot
 from perflab.present.chart_inputs import ChartInputs

@@ -16,7 +16,7 @@ CPU) were nearly all busy while the app had CPU to spare is flagged load-side-bo
 driver was saturated driver-bound. Steps run from the largest setting down; once one cannot serve
 (OOM-killed, not ready), the smaller ones are not tried (said in the outcome).
 
-The judgement is perflab.memory_need's: only clean steps count (served, no OOM kill, errors at most
+The judgement is perflab.analysis.memory_need's: only clean steps count (served, no OOM kill, errors at most
 `max_error_share` of the requests), each excluded step is named with its reason, and the figure says
 when the answer lies within the steps' noise of the line. A load-side-bound step still counts (its
 throughput is a lower bound); when it is the best step or the one judged needed, the figure is
@@ -31,7 +31,8 @@ import time
 
 from pydantic import field_validator
 
-from perflab import jvmflags, jvmstat, memory_need
+from perflab import jvmflags, jvmstat
+from perflab.analysis import memory_need
 from perflab.analysis.steadystate import precision
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
