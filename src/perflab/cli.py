@@ -1,4 +1,5 @@
-"""The perflab command line: quick, doctor, db, apps, test."""
+"""The perflab command line: it parses every command and runs doctor, db, apps and test itself; the
+commands that measure or read runs are perflab.commands'."""
 
 from __future__ import annotations
 
