@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perflab.apps.versions import release_key, split_name
+from perflab.apps.versions import version_series
 from perflab.results import Cell, RunView
 
 
@@ -50,20 +50,9 @@ def version_pairs(labels: list[str]) -> list[Pair]:
     """Consecutive versions of one app/mode ("quarkus@3.37.1/jvm" / "quarkus@3.33.2/jvm"), newer over
     older, in release order."""
     pairs = []
-    for ordered in _version_series(labels):
+    for ordered in version_series(labels):
         pairs += [Pair(new, old) for old, new in zip(ordered, ordered[1:])]
     return pairs
-
-
-def _version_series(labels: list[str]) -> list[list[str]]:
-    """The labels of each app/mode measured at a version, grouped, each group in release order."""
-    series: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for label in labels:
-        name, _, mode = label.partition("/")
-        app, version = split_name(name)
-        if version:
-            series.setdefault((app, mode), []).append((version, label))
-    return [[label for _, label in sorted(entries, key=lambda e: release_key(e[0]))] for entries in series.values()]
 
 
 def cells(view: RunView) -> dict[str, Cell]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perflab.analysis import ratios_ci
+from perflab.apps.versions import version_series
 from perflab.headline import Pair
 from perflab.settings import Settings, setting
 
@@ -101,14 +102,14 @@ def orders(seed: int, labels: list[str], rounds: int) -> list[list[str]]:
 def oldest_versions(labels: list[str]) -> dict[str, str]:
     """Each label of an app/mode measured at two versions or more -> the label of its oldest version
     ("quarkus@3.37.1/jvm" -> "quarkus@3.33.2/jvm"); labels of an app/mode at one version are left out."""
-    return {label: ordered[0] for ordered in _version_series(labels) if len(ordered) > 1 for label in ordered}
+    return {label: ordered[0] for ordered in version_series(labels) if len(ordered) > 1 for label in ordered}
 
 
 def _oldest_first(first_round: list[str]) -> dict[str, str]:
     """The relabelling that puts each app/mode's versions in release order across the places they
     hold in the first round (so the oldest comes first among them); label -> its replacement."""
     swap: dict[str, str] = {}
-    for ordered in _version_series(first_round):
+    for ordered in version_series(first_round):
         swap.update(zip(sorted(ordered, key=first_round.index), ordered))  # the places they hold, first to last
     return swap
 

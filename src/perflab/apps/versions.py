@@ -151,6 +151,17 @@ def split_name(name: str) -> tuple[str, str]:
     return base, version
 
 
+def version_series(labels: list[str]) -> list[list[str]]:
+    """The labels of each app/mode measured at a version, grouped, each group in release order."""
+    series: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for label in labels:
+        name, _, mode = label.partition("/")
+        app, version = split_name(name)
+        if version:
+            series.setdefault((app, mode), []).append((version, label))
+    return [[label for _, label in sorted(entries, key=lambda e: release_key(e[0]))] for entries in series.values()]
+
+
 def versions_dir() -> Path:
     path = build_dir() / "versions"
     path.mkdir(parents=True, exist_ok=True)
