@@ -129,7 +129,9 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
     # steady in fewer rounds, so its rounds' durations would estimate the settled case instead
     round_parts = [part(s, recall=not (chasing and s.measured))
                    for s in runner.round_steps(plan, targets, 1, rounds) if s.label not in done]
-    extra = max(0, plan.settings("rounds").max_rounds - rounds) if rounds else 0  # max_rounds counts them all
+    settings = plan.settings("rounds")
+    # max_rounds counts them all; a target of 0 adds none (the plan's launches only)
+    extra = max(0, settings.max_rounds - rounds) if rounds and settings.target > 0 else 0
     # rounds added to settle a ratio: as many as the earlier runs of this plan and method here added
     added = [Part(f"round {n}", earlier[f"round {n}"], True) for n in range(rounds + 1, rounds + extra + 1)
              if f"round {n}" in earlier and f"round {n}" not in done]
