@@ -20,6 +20,7 @@ import sys
 from scipy import stats as sps
 
 from perflab import results
+from perflab.migrate import open_store
 from perflab.paths import REPO_ROOT
 from perflab.report import findings
 from perflab.store import Store
@@ -36,10 +37,10 @@ def intervals(store: Store, run_ids: list[str], metric: str) -> list[tuple[str, 
 
 def run_once(plan: str, app: str) -> str | None:
     """One A/A run; its id (None when it failed)."""
-    before = {r["id"] for r in Store().runs()}
+    before = {r["id"] for r in open_store().runs()}
     subprocess.run([str(REPO_ROOT / "perflab"), "run", plan, "--aa", app, "--yes"], check=False,
                    stdout=subprocess.DEVNULL)
-    new = [r["id"] for r in Store().runs() if r["id"] not in before]
+    new = [r["id"] for r in open_store().runs() if r["id"] not in before]
     return new[0] if new else None
 
 
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         run_id = run_once(args.plan, args.app)
         if run_id:
             made.append(run_id)
-    report(intervals(Store(), made, args.metric))
+    report(intervals(open_store(), made, args.metric))
     return 0
 
 

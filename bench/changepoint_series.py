@@ -1,5 +1,5 @@
 """A series of runs of one small plan in which one build is slowed on purpose part-way, to see
-whether the history's change points (perflab.changepoints, Apache Otava's E-Divisive) land on the
+whether the history's change points (perflab.analysis.changepoints, Apache Otava's E-Divisive) land on the
 first slowed run and nowhere else.
 
     .venv/bin/python bench/changepoint_series.py [--runs 10] [--slow-from 6] [--slow-us 50] [--short]
@@ -79,10 +79,10 @@ def run_plan(plan_file: Path) -> None:
 
 def report(first_slowed: str | None) -> None:
     sys.path.insert(0, str(ROOT / "src"))
+    from perflab.migrate import open_store
     from perflab.report import history
-    from perflab.store import Store
 
-    views = history.runs_of(Store(), PLAN_NAME)
+    views = history.runs_of(open_store(), PLAN_NAME)
     found = history.changes(views)
     print(f"\n{len(views)} run(s) of {PLAN_NAME}, {len(history.series_groups(views))} series of one method "
           f"and machine; {len(found)} change point(s); the first slowed run: {first_slowed or '(none)'}")
@@ -130,9 +130,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _newest_run() -> str | None:
     sys.path.insert(0, str(ROOT / "src"))
-    from perflab.store import Store
+    from perflab.migrate import open_store
 
-    rows = [r for r in Store().runs() if r["plan_name"] == PLAN_NAME]
+    rows = [r for r in open_store().runs() if r["plan_name"] == PLAN_NAME]
     return rows[0]["id"] if rows else None
 
 

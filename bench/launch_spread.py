@@ -25,7 +25,8 @@ from collections import defaultdict
 from scipy import stats as sps
 
 from perflab import results
-from perflab.scenarios.steady_report import headline_cells
+from perflab.headline import cells as headline_cells, runs_on_jvm
+from perflab.migrate import open_store
 from perflab.store import Store
 
 CAUSES = [("canary_cpu_ms", "canary CPU ms"), ("canary_cache_ms", "canary cache ms"),
@@ -41,7 +42,7 @@ def launches(store: Store, run_id: str) -> dict[str, dict[int, dict[str, float]]
     out: dict[str, dict[int, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     for f in store.figures(run_id):
         target = f"{f.app}/{f.mode}"
-        if target not in heads or not view.runs_on_jvm(target):
+        if target not in heads or not runs_on_jvm(view, target):
             continue
         if f.scenario == "steady" and f.point == heads[target].point:
             out[target][f.repeat][f.metric] = f.value
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="*", help="run ids (default: the complete runs of --plan with the newest's method)")
     parser.add_argument("--plan", default="quick")
     args = parser.parse_args(argv)
-    store = Store()
+    store = open_store()
     complete = [r for r in store.runs() if r["plan_name"] == args.plan and r["status"] == "complete"]
     if args.runs:
         ids = args.runs

@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from perflab import plan as plans  # noqa: E402
+from perflab.migrate import open_store  # noqa: E402
 from perflab.postgres import STATEMENT_STATS_ENV  # noqa: E402
-from perflab.store import Store  # noqa: E402
 
 METRICS = (("rps", "req/s"), ("latency_p99_ms", "p99 ms"))
 
@@ -87,7 +87,7 @@ def run(plan_path: Path, extra_args: list[str], env: dict[str, str]) -> str:
     """One run of the lab; returns its run id (the newest stored run after it)."""
     subprocess.run([str(ROOT / "perflab"), "run", str(plan_path), *extra_args], cwd=ROOT, env={**os.environ, **env},
                    check=False)
-    last = Store().run("last")
+    last = open_store().run("last")
     if last is None:
         raise SystemExit("the lab stored no run")
     return last["id"]
@@ -103,7 +103,7 @@ def figures(run_id: str) -> dict[tuple[str, str], float]:
     """(app/mode, metric) -> the median over the run's launches of its headline steady figures, at
     the closed-loop point only: the open-loop point is offered half of each side's own throughput,
     so its figures differ with the instrument's cost by design and would hide it."""
-    store = Store()
+    store = open_store()
     found: dict[tuple[str, str], list[float]] = {}
     for f in store.figures(run_id):
         if f.scenario == "steady" and f.metric in dict(METRICS) and not f.extra.get("warmup_only") \

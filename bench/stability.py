@@ -17,8 +17,9 @@ import argparse
 import sys
 
 from perflab import results
-from perflab.scenarios.steady_report import STABLE_CV, headline_cells, launch_states
-from perflab.store import Store
+from perflab.headline import cells as headline_cells, runs_on_jvm
+from perflab.migrate import open_store
+from perflab.scenarios.steady_report import STABLE_CV, launch_states
 
 PAIR = ("quarkus/jvm", "spring-boot/jvm")
 RATIO_DRIFT = 0.10  # the two runs' Quarkus / Spring Boot ratios within 10 % of each other
@@ -32,7 +33,7 @@ def line(view: results.RunView, c: results.Cell) -> str:
     s = c.summary
     states = launch_states(view, c.target, c.point)
     unsteady = [x for x in states if not x.steady]
-    if view.runs_on_jvm(c.target):
+    if runs_on_jvm(view, c.target):
         mark = "ok" if s.n > 1 and s.cv <= STABLE_CV and not unsteady else "MISS"
     else:
         mark = "reference"
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="*", help="two run ids (default: the last two runs of --plan)")
     parser.add_argument("--plan", default="quick")
     args = parser.parse_args(argv)
-    store = Store()
+    store = open_store()
     ids = args.runs or [r["id"] for r in store.runs() if r["plan_name"] == args.plan and r["status"] == "complete"][:2][::-1]
     if len(ids) != 2:
         print(f"need two complete runs of {args.plan} (found {len(ids)}); run ./perflab {args.plan} twice", file=sys.stderr)
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"run {view.id} ({view.plan.get('name')}, method {view.method_hash})")
         for jvm in (True, False):
             for target, c in cells.items():
-                if view.runs_on_jvm(target) == jvm:
+                if runs_on_jvm(view, target) == jvm:
                     print(line(view, c))
         if all(t in cells for t in PAIR):
             ratio = cells[PAIR[0]].summary.median / cells[PAIR[1]].summary.median

@@ -28,11 +28,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perflab import plan as plans, ratios_ci, rounds
+from perflab import headline, plan as plans, rounds
+from perflab.analysis import ratios_ci
 
 SPREADS = (0.018, 0.045, 0.072)
 TRUE_RATIO = 1.5
-PAIR = rounds.Pair("a/jvm", "b/jvm")
+PAIR = headline.Pair("a/jvm", "b/jvm")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ warm-ups at quick's point (/fruits, 4 connections, 1 CPU, 1 GB), in interleaved 
 
 Each round runs, in a seeded order, one small plan per warm-up (Quarkus and Spring Boot, one fresh
 launch each, steady only), so that a slow spell of the host lands on every warm-up alike. Printed
-per warm-up: each app's time to steady state and the launch-to-launch CV of its throughput, the
+per warm-up: each app's launches that reached steady state (and those whose app the lab saw held back
+from its CPU: a busy host), its median time to steady state and the launch-to-launch CV of its throughput, the
 round-to-round sd of ln(Quarkus / Spring Boot), and the minutes of launches a ratio settled to
 +-10 % would need (the rounds the lab's rule needs at that spread, times a round's launches).
 
@@ -29,9 +30,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from perflab import ratios_ci, results, rounds
+from perflab import results, rounds
+from perflab.analysis import ratios_ci
+from perflab.migrate import open_store
 from perflab.paths import REPO_ROOT
-from perflab.store import Store
 
 PAIR = ("quarkus/jvm", "spring-boot/jvm")
 VARIANTS = {
@@ -66,30 +68,35 @@ measure_max_s = 30
 def run_variant(folder: Path, variant: str) -> str | None:
     path = folder / f"warmup-{variant}.toml"
     path.write_text(plan_text(variant))
-    before = {r["id"] for r in Store().runs()}
+    before = {r["id"] for r in open_store().runs()}
     subprocess.run([str(REPO_ROOT / "perflab"), "run", str(path), "--yes"], check=False, stdout=subprocess.DEVNULL)
-    new = [r["id"] for r in Store().runs() if r["id"] not in before]
+    new = [r["id"] for r in open_store().runs() if r["id"] not in before]
     return new[0] if new else None
 
 
 def summarise(run_ids: list[str]) -> None:
-    store = Store()
+    store = open_store()
     by_variant: dict[str, list[results.RunView]] = {}
     for run_id in run_ids:
         view = results.load(store, run_id)
         if view is not None and view.plan.get("name", "").startswith("warmup-"):
             by_variant.setdefault(view.plan["name"].removeprefix("warmup-"), []).append(view)
-    print(f"{'warm-up':12} {'app':16} {'launches':>8} {'to steady s':>12} {'req/s':>9} {'CV':>6} {'launch s':>9}")
+    print(f"{'warm-up':12} {'app':16} {'launches':>8} {'steady':>6} {'held back':>9} {'to steady s':>12} "
+          f"{'req/s':>9} {'CV':>6} {'launch s':>9}")
     for variant, views in by_variant.items():
         logs, launch_s = [], []
         for label in PAIR:
             app, mode = label.split("/")
             ttss = [c.values[0] / 1000 for v in views for c in v.find("steady", "time_to_steady_ms")
                     if c.app == app and c.mode == mode]
-            rps = [c.values[0] for v in views for c in v.find("steady", "rps") if c.app == app and c.mode == mode]
+            cells = [c for v in views for c in v.find("steady", "rps") if c.app == app and c.mode == mode]
+            rps = [c.values[0] for c in cells]
+            steady = sum(1 for c in cells if "not-steady" not in c.value_flags[0])
+            held = sum(1 for c in cells if "held-back" in c.value_flags[0])
             took = [v.finished_at - v.started_at for v in views if v.finished_at]
             cv = statistics.stdev(rps) / statistics.mean(rps) if len(rps) > 1 else math.nan
-            print(f"{variant:12} {label:16} {len(rps):>8} {statistics.median(ttss) if ttss else math.nan:>12.1f} "
+            print(f"{variant:12} {label:16} {len(rps):>8} {steady:>6} {held:>9} "
+                  f"{statistics.median(ttss) if ttss else math.nan:>12.1f} "
                   f"{statistics.median(rps) if rps else math.nan:>9,.0f} {cv:>6.1%} "
                   f"{statistics.mean(took) / 2 if took else math.nan:>9.0f}")
             launch_s += took

@@ -145,7 +145,7 @@ def _studies_dir() -> Path:
 @pytest.fixture
 def study_text():
     """A study's text by its key (published.TEXTS names the files); skips when the texts are not here."""
-    from perflab.report.published import claims
+    from perflab.present.published import claims
 
     def read(study: str) -> str:
         path = _studies_dir() / claims.TEXTS[study]

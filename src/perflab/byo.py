@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from perflab import apps, plan as plans
 from perflab.errors import LabError
 from perflab.paths import work_dir
+from perflab.settings import Plan
 
 SCENARIOS = ["footprint", "startup", "memory", "sweep", "latency"]
 
@@ -71,7 +72,7 @@ def make_app(*, jar: str | None, cmd: str | None, url: str, ready_url: str | Non
     return root, app_name, path
 
 
-def make_plan(base: str, app_name: str, path: str, app_dirs: list[str] = ()) -> plans.Plan:
+def make_plan(base: str, app_name: str, path: str, app_dirs: list[str] = ()) -> Plan:
     """The base plan's durations on the brought service's URL (every loaded path set to it); the
     apps of app_dirs (--app-dir) run beside it with their own descriptors."""
     data = plans.retarget(dict(plans.load(base).data), path)

@@ -1,4 +1,5 @@
-"""The perflab command line: quick, doctor, db, apps, test."""
+"""The perflab command line: it parses every command and runs doctor, db, apps and test itself; the
+commands that measure or read runs are perflab.commands'."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from perflab import __version__, apps, doctor, postgres, procs, signals, suite
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, work_dir
 
-# Commands import the runner, the plan and the report where they run: these load the scenarios,
-# plotly and scipy (about 2 s), which --help, doctor, db and apps need not wait for.
+# The commands that measure or read runs are perflab.commands', loaded only when one of them runs
+# (_lab): they load the scenarios, plotly and scipy (about 2 s), which --help, doctor, db, apps and
+# test need not wait for.
 
 
 def _say(msg: str) -> None:
@@ -154,82 +156,15 @@ def _apps_start(args) -> int:
     return 0
 
 
-# --- run, quick, results --------------------------------------------------------------------------
+# --- the commands that measure or read runs (perflab.commands) ----------------------------------
 
-def _run_and_summarise(plan_obj, apps_root=None, args=None, resumed=None) -> int:
-    from perflab import dryrun, plan, results, runner
-    from perflab.profiles import storage as profile_storage
-    from perflab.report import summary
-    from perflab.store import Store
+def _lab(name: str):
+    """perflab.commands' command `name`, loaded when it runs."""
+    def command(args) -> int:
+        from perflab import commands  # the scenarios, plotly and scipy (about 2 s): not for --help, doctor, db, apps
 
-    if getattr(args, "profile", False):
-        plan_obj = plan.with_profiling(plan_obj)
-    if not dryrun.before_run(plan_obj, apps_root, dry_run=getattr(args, "dry_run", False), say=_say,
-                             limit_h=getattr(args, "max_hours", None), yes=getattr(args, "yes", False),
-                             done=set(resumed.done) if resumed else frozenset()):
-        return 0
-    run_id = None
-    view = None
-    try:
-        run_id = runner.run_plan(plan_obj, say=_say, apps_root=apps_root, resumed=resumed)
-    finally:
-        if run_id is None:
-            last = Store().run("last")
-            run_id = last["id"] if last is not None and last["status"] != "complete" else None
-        if run_id:
-            view = results.load(Store(), run_id)
-            if view is not None:
-                from perflab.report import write_report
-
-                _say("")
-                _say(summary.render(view))
-                for line in profile_storage.describe(Store(), run_id):
-                    _say(line)
-                _say(f"\nstored in {Store().path} as run {run_id}")
-                paths = write_report(Store(), run_id)
-                _say(f"report: {paths.html}\n        {paths.markdown}")
-                if paths.versions:  # a plan with framework versions: the verdict of each change
-                    from perflab.report.versions import text_lines
-
-                    _say(f"by version: {paths.versions}")
-                    for line in text_lines(view):
-                        _say(f"  {line}")
-    failed = [o for o in view.outcomes if o["status"] not in ("ok", "unavailable", "not-run")] if view else []
-    return 1 if failed or (view is not None and view.status == "failed") else 0
-
-
-def cmd_run(args) -> int:
-    from perflab import plan
-
-    if args.app_jar or args.app_cmd:
-        from perflab import byo
-
-        if not args.url:
-            raise LabError("--app-jar/--app-cmd need --url http://127.0.0.1:PORT/PATH (the endpoint to load)")
-        root, name, path = byo.make_app(jar=args.app_jar, cmd=args.app_cmd, url=args.url, ready_url=args.ready_url,
-                                        name=args.name, jdk=args.jdk)
-        return _run_and_summarise(byo.make_plan(args.plan or "quick", name, path, args.app_dir or []), apps_root=root,
-                                  args=args)
-    if args.resume:
-        from perflab import resume
-        from perflab.store import Store
-
-        resumed = resume.load(Store(), args.resume)
-        if args.plan and args.plan not in (resumed.plan.name, resumed.plan.source) or args.apps or args.app_dir or args.versions \
-                or args.profile:
-            raise LabError(f"--resume goes on with run {resumed.run_id}'s own plan ({resumed.plan.name}) as it was",
-                           fix=f"./perflab run --resume {resumed.run_id} (without a plan, --apps, --app-dir, --versions or --profile)")
-        return _run_and_summarise(resumed.plan, args=args, resumed=resumed)
-    if not args.plan and not args.app_dir:
-        raise LabError("run needs a plan (quick, full, sizing, upgrade, frameworks, rt2019, lab2020, kt2020, their *-full forms or a .toml "
-                       "file), --app-dir DIR, --app-jar/--app-cmd, or --resume RUN")
-    # --app-dir without a plan: your own apps on the quick plan's settings, the lab's apps only if named
-    only = (args.apps or None) if args.plan else (args.apps or [])
-    return _run_and_summarise(_plan_with(args.plan or "quick", only, args.app_dir, args.versions, args.aa), args=args)
-
-
-def cmd_quick(args) -> int:
-    return _run_and_summarise(_plan_with("quick", args.apps or None, args.app_dir, aa=args.aa), args=args)
+        return getattr(commands, name)(args)
+    return command
 
 
 def _add_cost_options(parser) -> None:
@@ -240,73 +175,6 @@ def _add_cost_options(parser) -> None:
                         help="a run estimated above H hours asks first on a terminal and is refused elsewhere unless "
                              "--yes (default: PERFLAB_MAX_HOURS, else 4)")
     parser.add_argument("--yes", action="store_true", help="run even when the estimate is above --max-hours")
-
-
-def _plan_with(name: str, only_apps: list[str] | None, app_dirs: list[str] | None, versions: list[str] | None = None,
-               aa: list[str] | None = None):
-    """The plan, narrowed to some of the lab's apps (--apps), joined by the user's own (--app-dir),
-    with the framework versions of --versions; with --aa, those apps against copies of themselves."""
-    from perflab import plan
-    from perflab.apps.versions import parse_cli
-
-    known = list(apps.discover())
-    plan_obj = plan.load(name, known_apps=known)
-    data = dict(plan_obj.data)
-    if only_apps is not None:
-        data["apps"] = only_apps
-    for folder in app_dirs or []:
-        app = apps.load_dir(folder)  # a missing or wrong descriptor is an error now, before anything runs
-        data["app_dirs"] = [*data["app_dirs"], str(app.dir)]
-    if versions:
-        data["versions"] = {**data["versions"], **parse_cli(versions)}
-    if aa:
-        from perflab.targets import aa_headline
-
-        data["aa"] = list(aa)
-        data["apps"] = only_apps if only_apps is not None else list(aa)
-        data["rounds"] = {**data.get("rounds", {}), "headline": aa_headline(plan.validate(data, plan_obj.source,
-                                                                                         known_apps=known))}
-    return plan.validate(data, plan_obj.source, known_apps=known) if data != plan_obj.data else plan_obj
-
-
-def cmd_settings(args) -> int:
-    from perflab import plan
-
-    _say(plan.describe_settings())
-    return 0
-
-
-def cmd_results(args) -> int:
-    import json as _json
-
-    from perflab import results
-    from perflab.profiles import storage as profile_storage
-    from perflab.report import summary
-    from perflab.store import Store
-
-    store = Store()
-    if args.action == "list":
-        rows = store.runs()
-        if not rows:
-            _say("no runs stored yet; ./perflab quick makes one")
-            return 0
-        for r in rows:
-            n = store.figure_count(r["id"])
-            started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["started_at"]))
-            _say(f"{r['id']}  {started}  {r['plan_name']:<8} {r['status']:<11} {n:>5} figures  method {r['method_hash']}")
-        return 0
-    if not args.run:
-        raise LabError(f"results {args.action} needs a run id (or 'last')", fix="./perflab results list")
-    view = results.load(store, args.run)
-    if view is None:
-        raise LabError(f"no run {args.run!r} in {store.path}", fix="./perflab results list")
-    if args.action == "prune":
-        return profile_storage.cli_prune(store, view.id, args.profiles)
-    _say(_json.dumps(view.to_dict(), indent=2, default=str) if args.json else summary.render(view))
-    if not args.json:
-        for line in profile_storage.describe(store, view.id):
-            _say(line)
-    return 0
 
 
 # --- test -----------------------------------------------------------------------------------------
@@ -341,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--profile", action="store_true", help="profile CPU and allocations over steady's measured windows (plan profile.enabled; the figures are "
                         "marked profiled; docs/profiles.md)")
     _add_cost_options(q)
-    q.set_defaults(func=cmd_quick)
+    q.set_defaults(func=_lab("cmd_quick"))
 
     r = sub.add_parser("run", help="run a plan (quick, full, sizing, upgrade, frameworks, rt2019, lab2020, kt2020, rt2019-full, lab2020-full, kt2020-full "
                             "or a TOML file), or measure your own app; --dry-run shows what it would cost, --resume RUN "
@@ -376,17 +244,17 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "at its first unfinished step, with its plan and method; refused when "
                                                    "the method or an app's sources changed")
     _add_cost_options(r)
-    r.set_defaults(func=cmd_run)
+    r.set_defaults(func=_lab("cmd_run"))
 
     st = sub.add_parser("settings", help="every plan table and key: type, default, unit and meaning (from the scenarios)")
-    st.set_defaults(func=cmd_settings)
+    st.set_defaults(func=_lab("cmd_settings"))
 
     res = sub.add_parser("results", help="stored runs: list, show one (summary or --json), or prune its profiles")
     res.add_argument("action", choices=["list", "show", "prune"])
     res.add_argument("run", nargs="?", help="run id, a unique prefix of it, or 'last'")
     res.add_argument("--json", action="store_true", help="show: the whole run as JSON (figures with their summaries)")
     res.add_argument("--profiles", action="store_true", help="prune: remove the run's profiles (its figures stay)")
-    res.set_defaults(func=cmd_results)
+    res.set_defaults(func=_lab("cmd_results"))
 
     d = sub.add_parser("doctor", help="check JDKs, Maven, PostgreSQL, wrk, cgroups; install missing Debian packages as root")
     d.add_argument("--no-install", action="store_true", help="only report, install nothing")
@@ -414,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
                                            "verdicts by direction and size, the studies' own contradictions)")
     rep.add_argument("run", nargs="?", default="last", help="run id, a unique prefix, or 'last' (default)")
     rep.add_argument("--out", help="directory for report.html and report.md (default .perflab/reports/RUN/)")
-    rep.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_report"]).cli_report(a))
+    rep.set_defaults(func=_lab("cmd_report"))
 
     cmp_ = sub.add_parser("compare", help="compare two runs figure by figure, or one run's consecutive framework versions: "
                                          "change and whether it is beyond the noise")
@@ -428,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "gained or lost per layer, per app/mode both runs profiled")
     cmp_.add_argument("--force", action="store_true", help="compare even if the runs' methods differ (every line is flagged)")
     cmp_.add_argument("--out", help="HTML file to write (default .perflab/reports/compare-A-vs-B.html)")
-    cmp_.set_defaults(func=lambda a: __import__("perflab.report", fromlist=["cli_compare"]).cli_compare(a))
+    cmp_.set_defaults(func=_lab("cmd_compare"))
 
     hist = sub.add_parser("history", help="a plan's headline figures across every stored run of it, over time (HTML)")
     hist.add_argument("plan", help="the plan's name (e.g. upgrade, quick)")
@@ -440,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "change for the better, and any change of a headline ratio, is reported, not failed")
     hist.add_argument("--threshold", type=float, metavar="PCT",
                       help="with --fail-on-change: the percent a figure may get worse (default 5)")
-    hist.set_defaults(func=lambda a: __import__("perflab.report.history", fromlist=["cli_history"]).cli_history(a))
+    hist.set_defaults(func=_lab("cmd_history"))
 
     site_help = ("one static site of every stored run, opened from the file system with no server: an index of "
                  "the runs (plan, start, git, method, machine, status, headline ratios with their 95 %% intervals), "
@@ -450,11 +318,11 @@ def build_parser() -> argparse.ArgumentParser:
                           epilog="Every link is relative: the folder can be copied, zipped or served as it is; "
                                  "open DIR/index.html in a browser. Building it rewrites the pages it holds.")
     site.add_argument("--out", metavar="DIR", help="folder to write the site to (default .perflab/site/)")
-    site.set_defaults(func=lambda a: __import__("perflab.report.site", fromlist=["cli_site"]).cli_site(a))
+    site.set_defaults(func=_lab("cmd_site"))
 
     ver = sub.add_parser("versions", help="an app's framework versions tried here: which build, and why the others do not")
     ver.add_argument("app", help="the app's name")
-    ver.set_defaults(func=lambda a: __import__("perflab.apps.version_builds", fromlist=["cli_versions"]).cli_versions(a))
+    ver.set_defaults(func=_lab("cmd_versions"))
 
     test_help = ("run the test suite, every tier: unit, lab, kube (installs what it needs first); "
                  "--fast: the unit tier only (no process started, under a minute)")

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 from perflab import procs
+from perflab.errors import LabError
 from perflab.paths import work_dir
 
 SERVER_USER = "postgres"  # the unprivileged account Debian's postgresql package creates
@@ -89,8 +90,6 @@ def place(work: Path | None = None) -> tuple[Path, Path | None]:
     if blocked is None:
         return own, None
     if (own / "data" / "PG_VERSION").exists():
-        from perflab.errors import LabError
-
         raise LabError(f"the lab's database in {own} cannot run: the unprivileged '{SERVER_USER}' user cannot enter "
                        f"{blocked}", fix=f"make {blocked} enterable (chmod o+x), or set PERFLAB_WORKDIR elsewhere")
     remove_orphans()

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Callable
 
-from perflab import apps, jdks, postgres
+from perflab import apps, isolate, jdks, postgres
 from perflab.checks import Check
 from perflab.devloop import needs
 from perflab.drivers import install
@@ -84,21 +84,10 @@ def _check_maven() -> Check:
 
 
 def _check_cgroups() -> Check:
-    try:
-        from perflab import isolate
-    except ImportError:
-        isolate = None
-    if isolate is not None and hasattr(isolate, "detect"):
-        info = isolate.detect()
-        ok = bool(getattr(info, "usable", False))
-        return Check("cgroup write access", ok, str(getattr(info, "description", info)),
-                     "run as root (or with a delegated cgroup v2 subtree); without it limits are recorded as not enforced",
-                     required=False)
-    for candidate in ("/sys/fs/cgroup/memory", "/sys/fs/cgroup"):
-        if os.access(candidate, os.W_OK):
-            return Check("cgroup write access", True, f"{candidate} is writable", required=False)
-    return Check("cgroup write access", False, "cannot create cgroups: CPU and memory limits will not be enforced",
-                 "run as root (or with a delegated cgroup v2 subtree)", required=False)
+    info = isolate.detect()
+    return Check("cgroup write access", bool(info.usable), str(info.description),
+                 "run as root (or with a delegated cgroup v2 subtree); without it limits are recorded as not enforced",
+                 required=False)
 
 
 def _check_oha() -> Check:

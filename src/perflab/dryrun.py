@@ -20,10 +20,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
-from perflab import environment, isolate, preflight, rounds, run_history, runner
+from perflab import environment, headline, isolate, preflight, rounds, run_history, runner
 from perflab.errors import LabError
-from perflab.plan import Plan
+from perflab.migrate import open_store
 from perflab.progress import Step, fmt_duration, step_kind
+from perflab.settings import Plan
 from perflab.store import Store, method_hash
 
 DEFAULT_MAX_HOURS = 4.0  # a working day's run on 2 cores; above it a run asks first
@@ -128,7 +129,9 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
     # steady in fewer rounds, so its rounds' durations would estimate the settled case instead
     round_parts = [part(s, recall=not (chasing and s.measured))
                    for s in runner.round_steps(plan, targets, 1, rounds) if s.label not in done]
-    extra = max(0, plan.settings("rounds").max_rounds - rounds) if rounds else 0  # max_rounds counts them all
+    settings = plan.settings("rounds")
+    # max_rounds counts them all; a target of 0 adds none (the plan's launches only)
+    extra = max(0, settings.max_rounds - rounds) if rounds and settings.target > 0 else 0
     # rounds added to settle a ratio: as many as the earlier runs of this plan and method here added
     added = [Part(f"round {n}", earlier[f"round {n}"], True) for n in range(rounds + 1, rounds + extra + 1)
              if f"round {n}" in earlier and f"round {n}" not in done]
@@ -174,7 +177,7 @@ def settling_lines(plan: Plan, targets: list[runner.Target], store: Store, metho
         return []
     able = [t for t in targets if not t.unavailable]
     try:
-        pairs = rounds.headline_pairs(cfg, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in able])
+        pairs = headline.pairs(cfg.headline, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in able])
     except ValueError:
         return []
     known = run_history.load_for(store, plan.name, method, os.uname().nodename)
@@ -292,7 +295,7 @@ def before_run(plan: Plan, apps_root, *, dry_run: bool, limit_h: float | None, y
         say(f"plan {plan.name}: no estimate for runs on Kubernetes")
         return not dry_run
     targets = runner.select_targets(plan, apps_root)
-    cost = estimate(plan, targets, Store(), plan_method(plan, targets), done)
+    cost = estimate(plan, targets, open_store(), plan_method(plan, targets), done)
     say(render(cost, short=not dry_run))
     if dry_run:
         return False

@@ -11,7 +11,8 @@ import shutil
 import subprocess
 from typing import Any
 
-from perflab import jdks
+from perflab import jdks, postgres
+from perflab.drivers import install as driver_install
 from perflab.paths import REPO_ROOT
 
 
@@ -73,7 +74,6 @@ def driver_versions() -> dict[str, str]:
         m = re.search(r"wrk (\S+)", _run(["wrk", "-v"]))
         versions["wrk"] = m.group(1) if m else "unknown"
     try:
-        from perflab.drivers import install as driver_install
         oha = driver_install.oha_path() if hasattr(driver_install, "oha_path") else None
         if oha and os.path.exists(oha):
             versions["oha"] = _run([str(oha), "--version"]).split()[-1]
@@ -84,7 +84,6 @@ def driver_versions() -> dict[str, str]:
 
 def postgres_version() -> str:
     try:
-        from perflab import postgres
         return _run([str(postgres.bin_dir() / "postgres"), "--version"])
     except Exception:
         return ""

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from perflab import jdks, procs, signals
 from perflab.errors import LabError
-from perflab.devloop.workcopy import CHILD_PID, remove_orphans
 from perflab.paths import MAVEN_WRAPPER, cache_dir, work_dir
 from perflab.waiting import wait_until
 
@@ -150,7 +149,7 @@ class Broker:
     def start(self, timeout_s: float = 120) -> "Broker":
         if self.root is None:
             (work_dir() / "kafka").mkdir(parents=True, exist_ok=True)
-            remove_orphans(work_dir() / "kafka")
+            procs.remove_orphans(work_dir() / "kafka")
             self.root = Path(tempfile.mkdtemp(prefix=f"broker-pid{os.getpid()}-", dir=work_dir() / "kafka"))
             self.port, controller = procs.free_port(), procs.free_port()
             while controller == self.port:
@@ -161,7 +160,7 @@ class Broker:
         started = time.monotonic()
         log_from = self.log_path.stat().st_size if self.log_path.exists() else 0
         self.proc = self._java("kafka.Kafka", str(self.root / "server.properties"))
-        (self.root / CHILD_PID).write_text(str(self.proc.pid))
+        (self.root / procs.CHILD_PID).write_text(str(self.proc.pid))
         self.starts += 1
 
         def started_now() -> bool:

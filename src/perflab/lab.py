@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
 from perflab import isolate, probes
 from perflab.apps import mode_jvm_opts
@@ -14,13 +14,11 @@ from perflab.h2 import Server as H2Server
 from perflab.instance import InstanceSpec
 from perflab.placements import Placement
 from perflab.placements.local import LocalPlacement
-from perflab.scenario import NO_POINT, Point
 from perflab.postgres import Connection
 from perflab.progress import Progress
-from perflab.store import Store
+from perflab.settings import Plan
+from perflab.store import NO_POINT, Point, Store
 
-if TYPE_CHECKING:  # the plan is validated above this layer (its schema is the registry's); here a type only
-    from perflab.plan import Plan
 
 
 @dataclass

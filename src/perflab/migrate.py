@@ -33,6 +33,12 @@ _MOVED = [
 ]
 
 
+def open_store(path: Path | None = None) -> store.Store:
+    """The results store as the lab's commands open it: a file written by an older perflab is
+    upgraded first."""
+    return store.Store(path, upgrade=upgrade)
+
+
 def upgrade(db: sqlite3.Connection, path: Path, version: int) -> None:
     backup = path.with_name(f"{path.name}.v{version}.bak")
     if not backup.exists():

@@ -10,7 +10,6 @@ written into the stored plan, so a run records exactly what it did.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -22,10 +21,10 @@ from perflab.apps.versions import check_version
 from perflab.errors import LabError
 from perflab.isolate import cpu_quota
 from perflab.isolate.topology import online_cpus
-from perflab.kube.placement import PlacementSettings
+from perflab.placements.settings import PlacementSettings
 from perflab.profiles.settings import ProfileSettings, check as check_profile
 from perflab.rounds import RoundSettings
-from perflab.settings import Settings, setting, unit_of, validate as validate_settings
+from perflab.settings import Plan, Settings, setting, unit_of, validate as validate_settings
 
 PLANS_DIR = Path(__file__).parent / "plans"
 DEFAULT_SCENARIOS = ["footprint", "startup", "memory", "sweep", "latency", "write"]
@@ -101,37 +100,6 @@ def schema() -> type[Settings]:
     for sc in registry.all_scenarios():
         fields[sc.name] = (sc.settings, setting(sc.settings()))
     return create_model("PlanSettings", __base__=Settings, **fields)
-
-
-@dataclass
-class Plan:
-    """A validated plan; `data` holds every key with defaults filled in (what gets stored), and
-    `settings(name)` a scenario's typed settings."""
-
-    data: dict[str, Any]
-    source: str
-    model: Any = None
-
-    @property
-    def name(self) -> str:
-        return self.data["name"]
-
-    @property
-    def repeats(self) -> int:
-        return self.data["repeats"]
-
-    def __getitem__(self, key: str) -> Any:
-        return self.data[key]
-
-    def settings(self, scenario: str) -> Any:
-        return getattr(self.model, scenario)
-
-    def scenarios_for(self, mode: str, app_default: bool = False) -> list[str]:
-        """The scenarios a mode gets: mode_scenarios may narrow them for an app's extra modes (an
-        app's first, default mode always gets them all: a reactive-only app is not an extra mode)."""
-        if app_default:
-            return self.data["scenarios"]
-        return self.data["mode_scenarios"].get(mode, self.data["scenarios"])
 
 
 def _check_scenarios(names: list[str], where: str, source: str) -> None:

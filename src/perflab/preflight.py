@@ -17,7 +17,7 @@ from perflab.errors import LabError
 from perflab.paths import REPO_ROOT, work_dir
 
 if TYPE_CHECKING:
-    from perflab.plan import Plan
+    from perflab.settings import Plan
     from perflab.targets import Target
 
 # free disk a run needs: its results, logs and samples, and each build's artifacts and Maven's files

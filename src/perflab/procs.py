@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -104,6 +105,28 @@ def stop_group(pgid: int, timeout: float = 10.0, proc: subprocess.Popen | None =
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
+
+
+CHILD_PID = "child.pid"  # a long-running process started from a folder (a dev loop, a broker)
+
+
+def remove_orphans(root: Path) -> list[Path]:
+    """Folders under root named <what>-pid<N>-... whose owner N is gone (a kill -9 mid-run): the
+    process recorded in their child.pid is stopped with its group, the folder removed."""
+    gone = []
+    for path in root.glob("*-pid*") if root.exists() else ():
+        pid = path.name.rsplit("-pid", 1)[1].split("-", 1)[0]
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        try:
+            child = int((path / CHILD_PID).read_text())
+        except (OSError, ValueError):
+            child = None
+        if child is not None and group_alive(child):
+            stop_group(child, timeout=10)
+        shutil.rmtree(path, ignore_errors=True)
+        gone.append(path)
+    return gone
 
 
 def tail(path: Path, lines: int = 20) -> str:

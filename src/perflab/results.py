@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from perflab import ratios_ci, stats
+from perflab.analysis import ratios_ci, stats
 from perflab.store import Figure, Store
 
 
@@ -108,12 +108,6 @@ class RunView:
         """Whether the cell's launches ran in this run's rounds, so that its repeat numbers are rounds
         and pair with another app/mode's (steady's launches and startup's, in a run with rounds)."""
         return bool(self.rounds) and cell.scenario in ROUND_SCENARIOS
-
-    def runs_on_jvm(self, target: str) -> bool:
-        """Whether an app/mode runs on a JVM, as the run stored it from the app's descriptor; for a
-        run stored before it did, by its mode's name."""
-        known = next((jvm for label, jvm, _ in self.app_modes if label == target), None)
-        return known if known is not None else target.partition("/")[2] != "native"
 
     def interval(self, a: Cell, b: Cell, prior: ratios_ci.Prior | None = None,
                  without: frozenset[int] = frozenset()) -> ratios_ci.RatioInterval | None:

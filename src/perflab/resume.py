@@ -26,6 +26,7 @@ from perflab import plan as plans
 from perflab.apps.building import source_hash
 from perflab.errors import LabError
 from perflab.scenario import LaunchResult, Phase, Scenario
+from perflab.settings import Plan
 from perflab.store import Store, method_hash
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ REWRITTEN_OUTCOMES = ("skipped", "unavailable")
 @dataclass
 class Resumed:
     run_id: str
-    plan: plans.Plan
+    plan: Plan
     environment: dict
     method: str
     started_at: float
@@ -79,7 +80,7 @@ def check_sources(resumed: Resumed, targets: list["Target"]) -> None:
                            fix=f"restore them, or run the plan again: ./perflab run {resumed.plan.name}")
 
 
-def check_method(resumed: Resumed, plan: plans.Plan, env: dict) -> None:
+def check_method(resumed: Resumed, plan: Plan, env: dict) -> None:
     """The run's method (plan, machine, JDKs, frameworks, drivers) must be the one it began with."""
     method = method_hash(plan.data, env)
     if method != resumed.method:

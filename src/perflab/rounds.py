@@ -5,7 +5,7 @@ The fresh launches of steady (and startup's warm launches) run in rounds: one la
 app/mode per round, the order within a round drawn by a seed stored with the run from a design that
 balances each app's place in the round and the app launched before it (`orders`), instead of all
 of one app's launches and then the next app's. A slow spell of the host then lands on one round of
-every app, not on one app, and a ratio of two apps is judged per round (perflab.ratios_ci.paired).
+every app, not on one app, and a ratio of two apps is judged per round (perflab.analysis.ratios_ci.paired).
 
 After the plan's launches, rounds are added while a headline ratio's 95 % interval is wider than
 the plan's target or rests on fewer than its minimum of rounds (ratios_ci.settled), a round still
@@ -15,7 +15,8 @@ steady's launches (startup's warm launches, e.g. RT-2019's ten), steady launches
 only for the app/modes of a ratio not yet settled: a ratio settled within its launches costs no
 launch more. What ended the rounds is stored.
 
-Pure logic here (settings, order, headline ratios, the stopping rule); the runner runs the rounds.
+Pure logic here (settings, order, the stopping rule; which ratios are headline is perflab.headline's);
+the runner runs the rounds.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from perflab import ratios_ci
-from perflab.apps.versions import release_key, split_name
+from perflab.analysis import ratios_ci
+from perflab.apps.versions import version_series
+from perflab.headline import Pair
 from perflab.settings import Settings, setting
 
 SETTLED, BUDGET, MAX_ROUNDS, PLANNED, NO_RATIO = "settled", "budget", "max-rounds", "planned", "no-ratio"
@@ -55,59 +57,6 @@ class RoundSettings(Settings):
                                  "after every launch (the host's own speed)")
     host_slow: float = setting(0.05, "a launch whose canary took more than this longer than the run's median is "
                                      "flagged host-slow", "ratio", gt=0)
-
-
-@dataclass(frozen=True)
-class Pair:
-    numerator: str    # "app/mode"
-    denominator: str
-
-    @property
-    def label(self) -> str:
-        return f"{self.numerator} / {self.denominator}"
-
-
-def headline_pairs(settings: RoundSettings, targets: list[tuple[str, bool, bool]]) -> list[Pair]:
-    """The ratios that must settle. `targets`: (label, is a JVM mode, is its app's main mode), in
-    plan order. Named ones must be among the targets; by default the first JVM main mode against
-    every other JVM main mode (a native reference such as the Go app is not a framework compared)."""
-    labels = [t[0] for t in targets]
-    if settings.headline:
-        pairs = []
-        for text in settings.headline:
-            num, _, den = text.partition(":")
-            if not den or "/" not in num or "/" not in den:
-                raise ValueError(f"rounds.headline {text!r}: expected 'APP/MODE:APP/MODE' of this plan's "
-                                 f"app/modes ({', '.join(labels)})")
-            if num in labels and den in labels:  # a named pair of apps left out of this run (--apps) is skipped
-                pairs.append(Pair(num, den))
-        if pairs:
-            return pairs
-    upgrades = version_pairs(labels)
-    if upgrades:  # an upgrade plan compares each version with the one before it
-        return upgrades
-    main_jvm = [label for label, jvm, main in targets if jvm and main]
-    return [Pair(main_jvm[0], other) for other in main_jvm[1:]]
-
-
-def version_pairs(labels: list[str]) -> list[Pair]:
-    """Consecutive versions of one app/mode ("quarkus@3.37.1/jvm" / "quarkus@3.33.2/jvm"), newer over
-    older, in release order."""
-    pairs = []
-    for ordered in _version_series(labels):
-        pairs += [Pair(new, old) for old, new in zip(ordered, ordered[1:])]
-    return pairs
-
-
-def _version_series(labels: list[str]) -> list[list[str]]:
-    """The labels of each app/mode measured at a version, grouped, each group in release order."""
-    series: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for label in labels:
-        name, _, mode = label.partition("/")
-        app, version = split_name(name)
-        if version:
-            series.setdefault((app, mode), []).append((version, label))
-    return [[label for _, label in sorted(entries, key=lambda e: release_key(e[0]))] for entries in series.values()]
 
 
 def draw_seed() -> int:
@@ -153,14 +102,14 @@ def orders(seed: int, labels: list[str], rounds: int) -> list[list[str]]:
 def oldest_versions(labels: list[str]) -> dict[str, str]:
     """Each label of an app/mode measured at two versions or more -> the label of its oldest version
     ("quarkus@3.37.1/jvm" -> "quarkus@3.33.2/jvm"); labels of an app/mode at one version are left out."""
-    return {label: ordered[0] for ordered in _version_series(labels) if len(ordered) > 1 for label in ordered}
+    return {label: ordered[0] for ordered in version_series(labels) if len(ordered) > 1 for label in ordered}
 
 
 def _oldest_first(first_round: list[str]) -> dict[str, str]:
     """The relabelling that puts each app/mode's versions in release order across the places they
     hold in the first round (so the oldest comes first among them); label -> its replacement."""
     swap: dict[str, str] = {}
-    for ordered in _version_series(first_round):
+    for ordered in version_series(first_round):
         swap.update(zip(sorted(ordered, key=first_round.index), ordered))  # the places they hold, first to last
     return swap
 

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from perflab import ratios_ci
+from perflab.analysis import ratios_ci
 from perflab.store import Store
 
 

@@ -19,19 +19,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from perflab import (api_checks, apps, doctor, environment, h2, isolate, postgres, preflight, ratios_ci, registry,
-                     resume, rounds, run_history, signals, stats)
-from perflab.apps import version_builds
+from perflab import (api_checks, apps, doctor, environment, h2, headline, isolate, postgres, preflight, registry,
+                     resume, rounds, run_history, signals, version_builds)
+from perflab.analysis import host_speed, ratios_ci, stats
 from perflab.errors import AppFailed, LabError
-from perflab.probes import canary
 from perflab.lab import Lab
-from perflab.plan import Plan, retarget, validate as validate_plan
+from perflab.migrate import open_store
 from perflab.placements import LOCAL
+from perflab.plan import retarget, validate as validate_plan
+from perflab.probes import canary
 from perflab.progress import Progress, Step, prior_from_history
 from perflab.runlock import RunLock
-from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario
+from perflab.scenario import Context, Estimate, LaunchResult, Phase, Scenario
 from perflab.scenarios.footprint import build_mode
-from perflab.store import Store, method_hash
+from perflab.settings import Plan
+from perflab.store import Point, Store, method_hash
 from perflab.targets import Target, select_targets
 
 LAUNCH = "launch + verify"  # the step that starts the shared load instance
@@ -151,7 +153,7 @@ def chasing_labels(plan: Plan, targets: list[Target]) -> list[str]:
         return []
     able = [t for t in targets if not t.unavailable]
     try:
-        pairs = rounds.headline_pairs(cfg, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in able])
+        pairs = headline.pairs(cfg.headline, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in able])
     except ValueError:  # a named pair with an app/mode unavailable here: the rounds say so when they start
         return []
     return [label for p in pairs for label in (p.numerator, p.denominator)]
@@ -257,7 +259,7 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
     same steps, scenarios and store either way; only where instances run and load comes from differ."""
     with contextlib.ExitStack() as held:  # the run's lock, held until the run ends
         if resumed is not None:  # refused at once while the run still goes on in another process
-            store = held.enter_context(contextlib.closing(Store()))
+            store = held.enter_context(contextlib.closing(open_store()))
             held.enter_context(RunLock(store.run_dir(resumed.run_id), resumed.run_id))
         if plan["placement"]["kind"] == "kubernetes":
             if resumed is not None:
@@ -301,7 +303,7 @@ def _run_local(plan: Plan, say, apps_root: Path | None, resumed: "resume.Resumed
 
     env["sources"] = {key: build.hash for key, build in builds.items()}  # a resumed run must find them unchanged
     env.update(version_builds.what_was_built(builds, variants))  # what else changed with a version: its libraries
-    store = Store()
+    store = open_store()
     recall(store, targets)  # Quarkus gets ready in 4 s and Thorntail in 20: the estimates use what was measured
     if resumed is None:
         run_id = store.begin_run(plan.data, env)
@@ -346,7 +348,7 @@ def _run_on_cluster(plan: Plan, say, apps_root: Path | None, held: contextlib.Ex
     prep = site.prepare_run(plan, targets, say, apps_root)  # the cluster, the images (made now when asked), a dry run
     env = environment.capture(frameworks={t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets})
     env["placement"], env["topology"] = prep.environment, prep.topology.as_dict()
-    store = Store()
+    store = open_store()
     recall(store, targets)
     run_id = store.begin_run(site.recorded_plan(plan.data), env)
     held.enter_context(RunLock(store.run_dir(run_id), run_id))
@@ -727,7 +729,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
     seed = earlier["seed"] if earlier else (cfg.seed or rounds.draw_seed())
     labels = [t.label for t in in_rounds]
     by_label = {t.label: t for t in in_rounds}
-    pairs = rounds.headline_pairs(cfg, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in in_rounds])
+    pairs = headline.pairs(cfg.headline, [(t.label, t.app.modes[t.mode].is_jvm, t.default_mode) for t in in_rounds])
     chasing = {label for p in pairs for label in (p.numerator, p.denominator)} if cfg.target > 0 else set()
     planned = planned_rounds(plan, in_rounds)
     order = rounds.orders(seed, labels, cfg.max_rounds + planned)
@@ -838,7 +840,7 @@ def _run_rounds(lab: Lab, targets: list[Target], states: dict[str, _TargetState]
         _flag_host_slow(lab, cfg)
 
 
-def _history_record(known: run_history.History, pairs: list[rounds.Pair], priors: dict[str, ratios_ci.Prior],
+def _history_record(known: run_history.History, pairs: list[headline.Pair], priors: dict[str, ratios_ci.Prior],
                     cfg: rounds.RoundSettings, least: dict[str, int]) -> dict:
     """What earlier runs of this plan, method and machine knew, stored with the run: each headline
     ratio's earlier intervals, the prior pooled from their rounds and the rounds it plans."""
@@ -894,7 +896,7 @@ def _flag_host_slow(lab: Lab, cfg: rounds.RoundSettings) -> None:
             continue
         middle = sorted(ms)[len(ms) // 2]
         slow |= {(f.app, f.mode, f.repeat) for f in readings if f.metric == metric
-                 and canary.slow(f.value, middle, cfg.host_slow)}
+                 and host_speed.slow(f.value, middle, cfg.host_slow)}
     startup = lab.plan.settings("startup")
     fed = lab.plan["steady"]["startup_figures"] and "startup" in lab.plan["scenarios"]
     for app, mode, n in sorted(slow):

@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from perflab.drivers.base import assess_load_side
+from perflab.present.tables import TextTable
 from perflab.settings import Settings
+from perflab.store import NO_POINT, Point
 
 if TYPE_CHECKING:
     from perflab.apps import App, BuildResult
     from perflab.instance import Instance
-    from perflab.placements import LoadGenerator
     from perflab.lab import Lab
+    from perflab.placements import LoadGenerator
+    from perflab.present.chart_inputs import ChartInputs
+    from perflab.present.tables import Table
     from perflab.progress import Progress
-    from perflab.report.chart_inputs import ChartInputs
-    from perflab.report.tables import Table
     from perflab.results import RunView
 
 
@@ -35,22 +37,6 @@ class Phase(enum.Enum):
     OWN_BEFORE = "own launches, before the load instance"
     ON_LOAD = "on the long-lived load instance"
     OWN_AFTER = "own launches, after the load instance"
-
-
-@dataclass(frozen=True)
-class Point:
-    """Where on its curve a figure was measured: a label for people and its parameters as data
-    (path, connections, rate, method, ...), which tables sort and select by."""
-
-    label: str = ""
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-
-def point(label: str, **params: Any) -> Point:
-    return Point(label, params)
-
-
-NO_POINT = Point()
 
 
 @dataclass(frozen=True)
@@ -72,18 +58,6 @@ class Estimate:
     rest_mb: float | None = None
     # whether start_s is what launches of this app/mode took here (else a typical JVM's or binary's)
     start_measured: bool = False
-
-
-@dataclass(frozen=True)
-class TextTable:
-    """A table of words rather than measured cells (e.g. a study's steps beside the measured
-    ones, by name): the summary and the report lay it out as given."""
-
-    key: str
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -158,7 +132,7 @@ class Scenario:
 @dataclass(frozen=True)
 class LaunchResult:
     """What one launch in the rounds gives the rounds: its headline value, and for the two-level
-    split of its variance (perflab.ratios_ci.two_levels) its measured intervals' values and what the
+    split of its variance (perflab.analysis.ratios_ci.two_levels) its measured intervals' values and what the
     launch cost before them."""
 
     value: float | None

@@ -2,12 +2,14 @@
 translation of validation failures into errors that name the bad key and what is allowed.
 
 A setting is declared once, with its type, default, unit and meaning (`setting(...)`); the plan's
-schema, its defaults and its error messages all come from that one declaration.
+schema, its defaults and its error messages all come from that one declaration. A validated plan
+(`Plan`) holds every key with its default filled in, and each scenario's typed settings.
 """
 
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -111,3 +113,34 @@ def validate(model: type[BaseModel], raw: dict[str, Any], source: str) -> BaseMo
         return model.model_validate(raw)
     except ValidationError as exc:
         raise lab_error(exc, model, source) from None
+
+
+@dataclass
+class Plan:
+    """A validated plan; `data` holds every key with defaults filled in (what gets stored), and
+    `settings(name)` a scenario's typed settings."""
+
+    data: dict[str, Any]
+    source: str
+    model: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.data["name"]
+
+    @property
+    def repeats(self) -> int:
+        return self.data["repeats"]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def settings(self, scenario: str) -> Any:
+        return getattr(self.model, scenario)
+
+    def scenarios_for(self, mode: str, app_default: bool = False) -> list[str]:
+        """The scenarios a mode gets: mode_scenarios may narrow them for an app's extra modes (an
+        app's first, default mode always gets them all: a reactive-only app is not an extra mode)."""
+        if app_default:
+            return self.data["scenarios"]
+        return self.data["mode_scenarios"].get(mode, self.data["scenarios"])

@@ -16,7 +16,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from perflab.errors import LabError
 from perflab.paths import work_dir
@@ -77,6 +77,22 @@ def schema_statements() -> list[str]:
     return [x.strip() for x in _SCHEMA.split(";") if x.strip()]
 
 
+@dataclass(frozen=True)
+class Point:
+    """Where on its curve a figure was measured: a label for people and its parameters as data
+    (path, connections, rate, method, ...), which tables sort and select by."""
+
+    label: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+def point(label: str, **params: Any) -> Point:
+    return Point(label, params)
+
+
+NO_POINT = Point()
+
+
 # rounds: one row per run whose launches ran in rounds: the seed and design of their order, the
 # headline ratios and how each stood when the rounds ended, what earlier runs knew (history), why
 # the rounds ended (ended, ended_why) and how many there were (count: NULL until they ended).
@@ -127,8 +143,15 @@ def method_hash(plan: dict, environment: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
+# brings a results file of an older schema (the version given) up to this one, in place
+Upgrade = Callable[[sqlite3.Connection, Path, int], None]
+
+
 class Store:
-    def __init__(self, path: Path | None = None):
+    def __init__(self, path: Path | None = None, upgrade: Upgrade | None = None):
+        """`upgrade`: how a file of an older schema is brought up to this one; the lab's commands hand
+        in perflab.migrate.upgrade (migrate.open_store), which needs the plan schema and the registry.
+        Without it such a file is refused."""
         self.path = path or work_dir() / "results.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)  # autocommit: each write lands
@@ -137,9 +160,11 @@ class Store:
         self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is not None and int(row["value"]) < SCHEMA_VERSION:
-            from perflab import migrate  # it upgrades with the catalogue (registry, plan), above this layer
-
-            migrate.upgrade(self.db, self.path, int(row["value"]))
+            if upgrade is None:
+                raise LabError(f"{self.path} has results schema {row['value']}, older than this perflab's "
+                               f"{SCHEMA_VERSION}", fix="open it with ./perflab (e.g. ./perflab results list), which "
+                                                    "upgrades it")
+            upgrade(self.db, self.path, int(row["value"]))
         elif row is not None and int(row["value"]) > SCHEMA_VERSION:
             raise LabError(f"{self.path} has results schema {row['value']}, this perflab writes {SCHEMA_VERSION}",
                            fix="use a newer perflab, or another PERFLAB_WORKDIR")

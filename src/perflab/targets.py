@@ -13,7 +13,7 @@ from perflab.apps import versions
 from perflab.errors import LabError
 
 if TYPE_CHECKING:
-    from perflab.plan import Plan
+    from perflab.settings import Plan
 
 
 @dataclass

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from perflab.report import charts, write_report
+from perflab.present import charts
+from perflab.report import write_report
 from perflab.store import Store
 from tests.unit.test_report import make_run
 from tests.conftest import require

@@ -189,7 +189,7 @@ def test_the_driver_image_is_oha_its_keeper_and_the_libraries_oha_links_named_by
 
 def test_the_driver_image_follows_placement_images_as_the_apps_do(workdir):
     from perflab.kube import driver_image, prepare
-    from perflab.kube.placement import PlacementSettings
+    from perflab.placements.settings import PlacementSettings
 
     wanted = prepare.Images()
     prepare.driver(wanted, PlacementSettings(kind="kubernetes", registry="reg.example:5000"), say=lambda line: None)

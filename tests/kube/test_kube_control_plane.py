@@ -25,8 +25,8 @@ from perflab.kube import cluster, coldstart, manifests as m, pod_state, prepare,
 from perflab.kube.cluster_load import DriverPod
 from perflab.kube.objects import KindUnavailable, Objects
 from perflab.kube.on_cluster import ClusterPlacement
-from perflab.kube.placement import PlacementSettings
 from perflab.kube.pod_instance import PodInstance
+from perflab.placements.settings import PlacementSettings
 from perflab.store import Store
 from tools.kubeenv import testenv
 

@@ -9,7 +9,7 @@ import pytest
 from perflab import plan
 from perflab.errors import LabError
 from perflab.kube import cluster
-from perflab.kube.placement import PlacementSettings
+from perflab.placements.settings import PlacementSettings
 
 
 def _placement(**table):

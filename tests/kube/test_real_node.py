@@ -107,7 +107,7 @@ def test_a_plan_runs_startup_steady_sweep_and_density_on_a_real_node_through_the
 
     from perflab.kube import cluster as kube_cluster, coldstart, manifests
     from perflab.kube.objects import Objects
-    from perflab.kube.placement import PlacementSettings
+    from perflab.placements.settings import PlacementSettings
 
     plane, real, url = real_cluster
     plan = tmp_path / "real.toml"
@@ -278,8 +278,8 @@ def test_a_pod_is_an_instance_the_lab_polls_samples_and_removes(real_cluster, wo
     from perflab.errors import AppFailed
     from perflab.kube import cluster as kube_cluster, images, manifests
     from perflab.kube.objects import Objects
-    from perflab.kube.placement import PlacementSettings
     from perflab.kube.pod_instance import PodInstance
+    from perflab.placements.settings import PlacementSettings
     from perflab.postgres import Connection
 
     plane, real, url = real_cluster

@@ -9,7 +9,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from perflab.report.timelines import read_timeline
+from perflab.present.timelines import read_timeline
 
 from perflab import jdks, procs, store
 from perflab.paths import REPO_ROOT

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from perflab import apps
+from perflab.devloop import workcopy
+from perflab.present.published import devloop_claims as claims
 from perflab.results import load as load_run
-from perflab.devloop import claims, workcopy
 
 from .scenario_lab import make_lab, run_scenario
 from tests.conftest import needs_tool

@@ -30,7 +30,7 @@ def test_a_copy_left_by_a_killed_run_is_removed_and_its_loop_stopped_by_the_next
     started = ("import subprocess as s; print(s.Popen(['sleep', '60'], start_new_session=True, stdout=s.DEVNULL, "
                "stderr=s.DEVNULL).pid)")
     loop = int(subprocess.run([sys.executable, "-c", started], capture_output=True, text=True).stdout)
-    (stale / workcopy.CHILD_PID).write_text(str(loop))
+    (stale / procs.CHILD_PID).write_text(str(loop))
     mine = workcopy.copies_dir() / f"go-reference-pid{os.getpid()}-abc"
     mine.mkdir()
     try:

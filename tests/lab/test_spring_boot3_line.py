@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from perflab import apps, contract, postgres, procs
-from perflab.apps import version_builds, versions
+from perflab import apps, contract, postgres, procs, version_builds
+from perflab.apps import versions
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root for the DB user")]

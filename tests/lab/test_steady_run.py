@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from perflab import results
-from perflab.report.timelines import read_timeline
+from perflab.present.timelines import read_timeline
 from perflab.scenarios import steady
 from tests.conftest import needs_root, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, make_lab, run_scenario

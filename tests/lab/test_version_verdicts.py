@@ -11,8 +11,8 @@ import shutil
 
 import pytest
 
-from perflab import apps, procs, results, rounds
-from perflab.apps import version_builds, versions
+from perflab import apps, procs, results, rounds, version_builds
+from perflab.apps import versions
 from perflab.report import gate
 from perflab.report.version_changes import SLOWER, changes
 from perflab.store import Store

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perflab import report
-from perflab.apps import version_builds
+from perflab import report, version_builds
 from tests.conftest import needs_root, write_standin_app
 from tests.lab.plan_run import run_plan_on
 

@@ -3,7 +3,7 @@ pair as the headline the rounds settle."""
 
 from __future__ import annotations
 
-from perflab import plan, rounds
+from perflab import headline, plan, rounds
 from perflab.targets import aa_headline, select_targets
 
 
@@ -25,5 +25,5 @@ def test_the_copy_shares_the_build_under_its_own_name():
 def test_the_pair_is_the_headline():
     p = _aa_plan("quarkus")
     targets = select_targets(p)
-    pairs = rounds.headline_pairs(p.settings("rounds"), [(t.label, True, True) for t in targets])
+    pairs = headline.pairs(p.settings("rounds").headline, [(t.label, True, True) for t in targets])
     assert [x.label for x in pairs] == ["quarkus/jvm / quarkus-aa/jvm"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from perflab.analysis import host_speed
 from perflab.errors import LabError
 from perflab.probes import canary
 
@@ -25,17 +26,17 @@ def test_no_compiler_is_a_lab_error_with_the_fix(cache, monkeypatch):
 
 
 def test_deviations_are_relative_to_the_median():
-    assert canary.deviations([10.0, 11.0, 9.0, 12.0, 10.0]) == pytest.approx(
+    assert host_speed.deviations([10.0, 11.0, 9.0, 12.0, 10.0]) == pytest.approx(
         [0.0, 0.1, -0.1, 0.2, 0.0])
-    assert canary.deviations([20.0, 10.0]) == pytest.approx([1 / 3, -1 / 3])
-    assert canary.deviations([]) == []
+    assert host_speed.deviations([20.0, 10.0]) == pytest.approx([1 / 3, -1 / 3])
+    assert host_speed.deviations([]) == []
     with pytest.raises(ValueError):
-        canary.deviations([0.0, 0.0])
+        host_speed.deviations([0.0, 0.0])
 
 
 def test_slow_means_more_than_the_threshold_above_the_median():
-    assert not canary.slow(10.5, 10.0)           # exactly 5 %: not slow
-    assert canary.slow(10.51, 10.0)
-    assert not canary.slow(8.0, 10.0)            # faster is never slow
-    assert canary.slow(10.3, 10.0, threshold=0.02)
-    assert not canary.slow(10.3, 10.0, threshold=0.1)
+    assert not host_speed.slow(10.5, 10.0)           # exactly 5 %: not slow
+    assert host_speed.slow(10.51, 10.0)
+    assert not host_speed.slow(8.0, 10.0)            # faster is never slow
+    assert host_speed.slow(10.3, 10.0, threshold=0.02)
+    assert not host_speed.slow(10.3, 10.0, threshold=0.1)

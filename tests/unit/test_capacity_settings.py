@@ -7,9 +7,10 @@ import pytest
 from perflab import plan
 from perflab.errors import LabError
 from perflab.scenarios.capacity import driver_max_rate
+from perflab.settings import Plan
 
 
-def _plan(table: str) -> plan.Plan:
+def _plan(table: str) -> Plan:
     import tomllib
     return plan.validate(tomllib.loads(f'name = "t"\napps = ["all"]\nscenarios = ["capacity", "efficiency", '
                                        f'"memneeds"]\n{table}'), "test")

@@ -4,8 +4,8 @@ run's framework versions, with how likely it is that every call was chance."""
 from __future__ import annotations
 
 from perflab import results
+from perflab.analysis.chance import Chance
 from perflab.report import compare, versions as by_version
-from perflab.report.chance import Chance
 from perflab.report.version_changes import changes
 from perflab.store import Store
 from tests.unit.test_version_changes import _store_run

@@ -1,11 +1,11 @@
-"""Change points across runs (perflab.changepoints): a step is found where it is and nowhere else,
+"""Change points across runs (perflab.analysis.changepoints): a step is found where it is and nowhere else,
 with its size, interval and the runs on either side; plain noise gives none."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from perflab import changepoints
+from perflab.analysis import changepoints
 
 
 def _series(levels: list[float], noise: float, seed: int) -> list[tuple[str, float]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from perflab.devloop import claims
 from perflab.devloop.roundtrip import LoopResult, Trip
 from perflab.devloop.stream import BROKER_RESTART
+from perflab.present.published import devloop_claims as claims
 from perflab.results import load
 from perflab.scenarios import devloop
 from perflab.store import Store

@@ -4,9 +4,12 @@ it; the study plans within 4 hours; a run above the limit asked about or refused
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
-from perflab import dryrun, plan, ratios_ci, run_history, runner
+from perflab import dryrun, plan, run_history, runner
+from perflab.analysis import ratios_ci
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT
 from perflab.progress import step_kind
@@ -258,3 +261,14 @@ def test_a_ratio_this_machines_spread_cannot_settle_within_the_plans_rounds_is_s
     monkeypatch.setattr(run_history, "load_for", lambda *a, **k: narrow)
     [line] = dryrun.settling_lines(quick, targets, store, "m", fits=4)
     assert "NOT" not in line and line.endswith("settled from 3 rounds")
+
+
+def test_a_plan_with_no_rounds_target_promises_no_added_rounds(store):
+    """target = 0: the plan's launches only, so neither extra rounds nor an upper bound for them."""
+    raw = tomllib.loads((plan.PLANS_DIR / "quick.toml").read_text())
+    raw["rounds"]["target"] = 0
+    fixed = plan.validate(raw, "quick.toml")
+    targets = runner.select_targets(fixed)
+    cost = dryrun.estimate(fixed, targets, store, method_hash(fixed.data, ENV))
+    assert cost.max_extra_rounds == 0
+    assert "more while a headline ratio is not settled" not in dryrun.render(cost)

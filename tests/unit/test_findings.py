@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from perflab import results, rounds, run_history, runner
+from perflab import headline, results, rounds, run_history, runner
 from perflab.report import compare, findings, html, markdown, summary
 from perflab.report.facts import RunExtras
 from perflab.store import Store
@@ -119,7 +119,7 @@ def _past(store: Store, estimate: float, host: str = "lab-host", method_env: dic
     quarkus = [s * estimate * w for s, w in zip(spring, wobble)]
     launches = [{"round": n, "label": label, "value": v} for n, (q, s) in enumerate(zip(quarkus, spring), 1)
                 for label, v in (("quarkus/jvm", q), ("spring-boot/jvm", s))]
-    pairs = [rounds.Pair("quarkus/jvm", "spring-boot/jvm")]
+    pairs = [headline.Pair("quarkus/jvm", "spring-boot/jvm")]
     values = {"quarkus/jvm": dict(enumerate(quarkus, 1)), "spring-boot/jvm": dict(enumerate(spring, 1))}
     record = {"seed": 1, "orders": [], "launches": launches, "headline": [pairs[0].label],
               "ratios": [s.to_dict() for s in rounds.ratio_states(pairs, values, 0.10)]}
@@ -135,7 +135,7 @@ def _now(store: Store, quarkus: list[float], spring: list[float]) -> results.Run
     env = {**view.environment, "hostname": "lab-host"}
     store.update_environment(view.id, env)
     known = run_history.load(store, view.id)
-    pairs = [rounds.Pair("quarkus/jvm", "spring-boot/jvm")]
+    pairs = [headline.Pair("quarkus/jvm", "spring-boot/jvm")]
     priors = {p.label: known.prior(p.label) for p in pairs if known.prior(p.label)}
     least = {p.label: rounds.least_rounds(0.10, priors.get(p.label)) for p in pairs}
     cfg = rounds.RoundSettings(target=0.10)

@@ -10,8 +10,8 @@ import re
 import numpy as np
 
 from perflab import results
+from perflab.present.fine_print import fine_print
 from perflab.report import history, write_report
-from perflab.report.fine_print import fine_print
 from perflab.store import Store
 from tests.unit.test_history import PLAN as WATCH, _add_run
 from tests.unit.test_report import ENV, make_run

@@ -12,11 +12,12 @@ from urllib.parse import unquote
 
 import pytest
 
-from perflab import apps, kt2020_api, plan, results, runner, stats
+from perflab import apps, kt2020_api, plan, results, runner
+from perflab.analysis import stats
 from perflab.errors import LabError
 from perflab.lab import Lab
 from perflab.paths import apps_dir
-from perflab.report import kt2020 as report
+from perflab.present import kt2020 as report
 from tests.conftest import write_standin_app
 
 
@@ -164,8 +165,8 @@ def test_the_reading_says_how_much_of_the_blogs_lead_each_variant_keeps():
 
 
 def test_a_variants_claim_is_headed_by_its_own_baseline_in_both_reports():
+    from perflab.present.published import claim
     from perflab.report import html, markdown, ratios
-    from perflab.report.published import claim
 
     view = _view([_cell("kt2020-spring", "fixed", "kt2020load", "GET cold", "rps", [2000]),
                   _cell("kt2020-quarkus", "fixed", "kt2020load", "GET cold", "rps", [1000])])

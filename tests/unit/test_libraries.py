@@ -11,10 +11,10 @@ import pytest
 
 from perflab import results
 from perflab.apps import libraries
-from perflab.apps.version_builds import what_was_built
 from perflab.report import versions as by_version
 from perflab.report.version_changes import also_changed
 from perflab.store import Store
+from perflab.version_builds import what_was_built
 
 
 def _jar(coordinates: tuple[str, str, str] | None = None, *, shaded: tuple[str, str, str] | None = None) -> bytes:

@@ -5,7 +5,7 @@ said to be so."""
 
 from __future__ import annotations
 
-from perflab.memory_need import Step, excluded_because, judge
+from perflab.analysis.memory_need import Step, excluded_because, judge
 
 TOLERANCE = 0.001
 

@@ -249,7 +249,7 @@ def test_a_contract_app_keeps_the_contract_check(tmp_path, monkeypatch):
 
 
 def test_app_dir_on_the_command_line_joins_a_plan_or_runs_alone(tmp_path):
-    from perflab.cli import _plan_with
+    from perflab.commands import _plan_with
 
     folder = tmp_path / "orders"
     write_app(folder)

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from perflab import ratios_ci
+from perflab.analysis import ratios_ci
 
 
 def _experiment(rng, rounds: int, true_ratio: float, own_cv: float, host_cv: float):

@@ -10,9 +10,9 @@ import pytest
 from perflab import plan, registry, results, runner
 from perflab.errors import LabError
 from perflab.report import sections, summary
-from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.settings import Settings, setting
-from perflab.store import Store
+from perflab.store import Store, point
 
 
 class ToySettings(Settings):

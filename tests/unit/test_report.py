@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import pytest
 
 from perflab import results
-from perflab.report import facts, html, markdown, published, ratios, sections, write_report
-from perflab.report.tables import fmt_value
+from perflab.present import published
+from perflab.present.tables import fmt_value
+from perflab.report import facts, html, markdown, ratios, sections, write_report
 from perflab.store import Store
 
 SPRING, QJVM, QNATIVE = ("spring-boot", "jvm"), ("quarkus", "jvm"), ("quarkus", "native")

@@ -14,8 +14,9 @@ import plotly.offline
 import pytest
 
 from perflab import results
-from perflab.report import charts, facts, html, published
-from perflab.report.published import curves as curves_module
+from perflab.present import charts, published
+from perflab.present.published import curves as curves_module
+from perflab.report import facts, html
 from perflab.store import Store
 from tests.unit.test_report import ENV, PLAN, make_run
 

@@ -12,9 +12,9 @@ import pytest
 from scipy import stats as sps
 
 from perflab import results
+from perflab.present.tables import fmt_value
 from perflab.report import findings, frameworks, html, markdown, summary
 from perflab.report.facts import RunExtras
-from perflab.report.tables import fmt_value
 from perflab.store import Store
 
 FOUR = ["quarkus/jvm", "spring-boot/jvm", "micronaut/jvm", "helidon/jvm"]

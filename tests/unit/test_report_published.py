@@ -12,10 +12,11 @@ import statistics
 import pytest
 
 from perflab import plan as plans
+from perflab.analysis import stats
 from perflab.paths import REPO_ROOT
-from perflab import stats
-from perflab.report import published, ratios
-from perflab.report.published import methods
+from perflab.present import published
+from perflab.present.published import methods
+from perflab.report import ratios
 from perflab.results import Cell
 
 
@@ -328,7 +329,7 @@ def _pct(x: float) -> str:
 
 
 def test_rt2019_tables_are_complete_and_their_40_connection_rows_are_the_claims():
-    from perflab.report.published import curves
+    from perflab.present.published import curves
 
     for metric, key in (("rps", "rt2019-rps-40"), ("latency_mean_ms", "rt2019-mean-40"),
                         ("latency_max_ms", "rt2019-max-40")):
@@ -340,7 +341,7 @@ def test_rt2019_tables_are_complete_and_their_40_connection_rows_are_the_claims(
 
 
 def test_rt2019_curves_have_the_shapes_the_study_describes():
-    from perflab.report.published import curves
+    from perflab.present.published import curves
 
     thorntail = curves.rt2019_column("rps", "Thorntail")
     assert curves.peak("rps", "Thorntail")[0] == 25
@@ -350,7 +351,7 @@ def test_rt2019_curves_have_the_shapes_the_study_describes():
 
 
 def test_rt2019_summary_throughput_gains_follow_from_table_1_at_40_connections():
-    from perflab.report.published import attributes, curves
+    from perflab.present.published import attributes, curves
 
     base = curves.rt2019_column("rps", "Thorntail")[40]
     for label, name in (("Q-native", "quarkusNativeMaxThroughputIncrease"), ("Q-JVM", "quarkusJvmMaxThroughputIncrease")):
@@ -359,7 +360,7 @@ def test_rt2019_summary_throughput_gains_follow_from_table_1_at_40_connections()
 
 
 def test_rt2019_2048_mb_table_is_computed_the_studys_way_from_its_own_figures():
-    from perflab.report.published import projection
+    from perflab.present.published import projection
 
     for printed, computed in zip(projection.RT2019_PROJECTION, projection.computed()):
         assert printed.label == computed.label
@@ -376,7 +377,7 @@ def test_rt2019_2048_mb_table_is_computed_the_studys_way_from_its_own_figures():
 
 def test_every_rt2019_attribute_is_a_value_its_text_prints(study_text):
     """A value only the study's source defines (never printed in the text) has no place here."""
-    from perflab.report.published import attributes
+    from perflab.present.published import attributes
 
     printed = set(_numbers(study_text("RT-2019")))
     missing = [(name, v) for name, v in attributes.RT2019_ATTRIBUTES if v not in printed]
@@ -387,7 +388,7 @@ def test_every_rt2019_attribute_is_a_value_its_text_prints(study_text):
 
 
 def test_rt2019_contradictions_are_derived_from_the_transcribed_tables():
-    from perflab.report.published import attributes, curves
+    from perflab.present.published import attributes, curves
 
     by_key = {c.key: c for c in published.CONTRADICTIONS}
     worst = curves.rt2019_column("latency_max_ms", "Thorntail")
@@ -416,8 +417,8 @@ def test_what_rt2019_now_transcribes_is_no_longer_listed_as_missing_and_its_vers
 
 def test_the_report_prints_rt2019s_2048_mb_table_beside_the_projection_from_this_run(tmp_path):
     from perflab import results
+    from perflab.present.published import projection
     from perflab.report import facts, html, markdown
-    from perflab.report.published import projection
     from perflab.store import Store
     from tests.unit.test_report import make_run
 
@@ -436,7 +437,7 @@ def test_the_report_prints_rt2019s_2048_mb_table_beside_the_projection_from_this
 
 
 def test_rt2019_attributes_agree_with_the_transcribed_claims_and_tables():
-    from perflab.report.published import attributes, curves
+    from perflab.present.published import attributes, curves
 
     names = {"Thorntail": "thorntail", "Q-JVM": "quarkusJvm", "Q-native": "quarkusNative"}
     base_rss, base_peak = published.claim("rt2019-max-rss").value("Thorntail"), curves.peak("rps", "Thorntail")[1]
@@ -496,7 +497,7 @@ def test_every_published_figure_is_in_its_studys_text_at_its_passage(claim, stud
 
 
 def test_lab_1_3s_whole_table_is_the_texts_and_its_peaks_are_the_claims(study_text):
-    from perflab.report.published import curves
+    from perflab.present.published import curves
 
     text = _flat(study_text("LAB-2020"))
     table = text[text.index("Throughput versus number of concurrent users"):]
@@ -619,7 +620,7 @@ def test_every_quoted_wording_of_a_contradiction_is_in_its_studys_text(c, study_
 
 
 def test_lab_1_3s_rising_throughput_is_checked_against_its_table(study_text):
-    from perflab.report.published import curves
+    from perflab.present.published import curves
 
     finding = {c.key: c for c in published.CONTRADICTIONS}["lab2020-1.3-rising"].finding()
     counts = sorted(curves.LAB20_1_3_TABLE)
@@ -631,7 +632,7 @@ def test_lab_1_3s_rising_throughput_is_checked_against_its_table(study_text):
 
 
 def test_lab_3_2s_delay_and_speed_up_are_computed_from_its_runs():
-    from perflab.report.published import claims
+    from perflab.present.published import claims
 
     by_key = {c.key: c for c in published.CONTRADICTIONS}
     go = statistics.median(claims.LAB20_3_2_GO_RUNS) / 1000
@@ -669,7 +670,7 @@ def test_every_worded_value_is_printed_at_its_passage_and_agrees_with_the_studys
 
 
 def test_a_worded_ratio_is_checked_against_the_figures_at_its_rounding():
-    from perflab.report.published.worded import Worded
+    from perflab.present.published.worded import Worded
 
     off = Worded("x", "LAB-2020", "x", "Q-JVM", '"~1/8"', (1 / 8,), ("x",), lambda: (0.2,), rounding=0.05)
     near = Worded("y", "LAB-2020", "y", "Q-JVM", '"between 1.7 and 1.8"', (1.7, 1.8), ("y",),

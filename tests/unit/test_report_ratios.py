@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from perflab import results, stats
-from perflab.report import published, ratios
+from perflab import results
+from perflab.analysis import stats
+from perflab.present import published
+from perflab.report import ratios
 from perflab.results import Cell
 from perflab.store import Store
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 import pytest
 
 from perflab import registry, results
+from perflab.present.timeline_charts import steady_charts
+from perflab.present.timelines import COLUMNS, MalformedTimeline, parse_timeline
 from perflab.report import facts, html
-from perflab.report.timeline_charts import steady_charts
-from perflab.report.timelines import COLUMNS, MalformedTimeline, parse_timeline
 from perflab.scenario import Phase, Scenario
 from perflab.settings import Settings
 from perflab.store import Store

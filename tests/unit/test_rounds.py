@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from perflab import plan, rounds
+from perflab import headline, plan, rounds
 from perflab.errors import LabError
 
 TARGETS = [("go-reference/native", False, True), ("quarkus/jvm", True, True), ("quarkus/jvm-jdk25", True, False),
@@ -42,22 +42,22 @@ def test_a_runs_report_says_how_its_rounds_were_ordered_also_for_runs_stored_bef
 
 
 def test_the_default_headline_is_the_first_jvm_main_mode_against_the_other_jvm_main_modes():
-    pairs = rounds.headline_pairs(rounds.RoundSettings(), TARGETS)
+    pairs = headline.pairs(rounds.RoundSettings().headline, TARGETS)
     assert [p.label for p in pairs] == ["quarkus/jvm / spring-boot/jvm", "quarkus/jvm / thorntail/jvm"]
 
 
 def test_a_named_headline_of_app_modes_left_out_of_the_run_gives_way_to_the_default():
     named = rounds.RoundSettings(headline=["spring-boot/jvm:quarkus/jvm-jdk25"])
-    assert [p.label for p in rounds.headline_pairs(named, TARGETS)] == ["spring-boot/jvm / quarkus/jvm-jdk25"]
+    assert [p.label for p in headline.pairs(named.headline, TARGETS)] == ["spring-boot/jvm / quarkus/jvm-jdk25"]
     # quick names Quarkus / Spring Boot; `quick --apps quarkus thorntail` still has a headline
     left_out = rounds.RoundSettings(headline=["micronaut/jvm:quarkus/jvm"])
-    assert rounds.headline_pairs(left_out, TARGETS) == rounds.headline_pairs(rounds.RoundSettings(), TARGETS)
+    assert headline.pairs(left_out.headline, TARGETS) == headline.pairs(rounds.RoundSettings().headline, TARGETS)
     with pytest.raises(ValueError, match="APP/MODE:APP/MODE"):
-        rounds.headline_pairs(rounds.RoundSettings(headline=["quarkus/jvm"]), TARGETS)
+        headline.pairs(rounds.RoundSettings(headline=["quarkus/jvm"]).headline, TARGETS)
 
 
 def _states(values, target=0.05):
-    pairs = [rounds.Pair("q/jvm", "s/jvm"), rounds.Pair("q/jvm", "t/jvm")]
+    pairs = [headline.Pair("q/jvm", "s/jvm"), headline.Pair("q/jvm", "t/jvm")]
     return rounds.ratio_states(pairs, values, target)
 
 
@@ -86,7 +86,7 @@ def test_a_round_is_added_for_the_unsettled_ratio_only():
 def test_a_tight_ratio_from_fewer_rounds_than_the_plans_minimum_is_not_settled():
     values = {"q/jvm": STEADY, "s/jvm": {r: v / 1.5 for r, v in STEADY.items()},
               "t/jvm": {r: v / 1.2 for r, v in STEADY.items()}}
-    pairs = [rounds.Pair("q/jvm", "s/jvm"), rounds.Pair("q/jvm", "t/jvm")]
+    pairs = [headline.Pair("q/jvm", "s/jvm"), headline.Pair("q/jvm", "t/jvm")]
     early = rounds.ratio_states(pairs, values, 0.05, least=5)
     assert all(s.interval.half_width < 0.05 and not s.settled(0.05) for s in early)  # three rounds only
     assert all(s.rounds_needed == 5 for s in early)

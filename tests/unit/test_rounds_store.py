@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from perflab import apps, results, rounds, store
+from perflab import apps, migrate, results, rounds, store
 from perflab.report import findings, html, markdown, summary, write_report
 from perflab.report.facts import RunExtras
 from perflab.runner import target_facts
@@ -78,7 +78,7 @@ def _v2_file(path) -> None:
 def test_a_schema_2_file_s_rounds_move_out_of_the_environment_into_their_tables(tmp_path):
     path = tmp_path / "r.sqlite"
     _v2_file(path)
-    s = store.Store(path)
+    s = migrate.open_store(path)
     try:
         assert (tmp_path / "r.sqlite.v2.bak").exists(), "the old file is kept before it is changed"
         assert s.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0] == str(store.SCHEMA_VERSION)

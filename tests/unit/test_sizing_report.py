@@ -12,12 +12,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from perflab import memory_need, plan, registry, results
+from perflab import plan, registry, results
+from perflab.analysis import memory_need
 from perflab.lab import Lab
+from perflab.present import charts as plot
+from perflab.present.chart_inputs import ChartInputs
 from perflab.progress import Progress
-from perflab.report import charts as plot
 from perflab.report import summary, write_report
-from perflab.report.chart_inputs import ChartInputs
 from perflab.scenario import Context
 from perflab.scenarios import memneeds
 from perflab.store import Store

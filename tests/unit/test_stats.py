@@ -1,4 +1,4 @@
-"""Unit tests of perflab.stats against answers known independently of the code: worked out by hand
+"""Unit tests of perflab.analysis.stats against answers known independently of the code: worked out by hand
 (the enumerations are in the comments), from published tables, or from properties any correct
 result has."""
 
@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from perflab import stats
+from perflab.analysis import stats
 
 
 def test_median_odd_and_even():

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import random
 
+from perflab.analysis.steadystate import Rule
 from perflab.drivers import base
 from perflab.scenarios import steady
-from perflab.steadystate import Rule
 
 
 def _interval(rps: float, t_s: float, cpu_share: float | None = 0.97) -> steady.Interval:

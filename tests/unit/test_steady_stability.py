@@ -138,7 +138,7 @@ def test_every_steady_table_shows_launches_and_in_launch_intervals_and_does_not_
 
 
 def test_the_ratio_compares_the_most_connections_whatever_order_the_points_were_stored_in(store):
-    from perflab.scenarios.steady_report import headline_cells
+    from perflab.headline import cells as headline_cells
 
     run = store.begin_run({**PLAN, "scenarios": ["steady"]}, ENV)
     # the 40-connection point first, then a 4-connection one (a plan may list its points either way)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from perflab.steadystate import Rule, judge, lag1_autocorrelation, precision
+from perflab.analysis.steadystate import Rule, judge, lag1_autocorrelation, precision
 
 
 def _noisy(level: float, n: int, cv: float, seed: int = 1) -> list[float]:

@@ -56,7 +56,7 @@ def test_the_old_rule_would_have_failed_the_upgrade_plan():
 
 
 def test_the_minimum_rounds_grow_with_a_tighter_target_and_shrink_with_a_tight_prior():
-    from perflab import ratios_ci
+    from perflab.analysis import ratios_ci
     assert rounds.least_rounds(0.05) > rounds.least_rounds(0.10) >= 4
     tight = ratios_ci.Prior(0.02, 20)
     loose = ratios_ci.Prior(0.08, 3)

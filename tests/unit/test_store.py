@@ -106,7 +106,7 @@ def _v1_plan() -> dict:
 def test_a_schema_1_results_file_is_upgraded_and_its_runs_stay_comparable(tmp_path):
     import json
 
-    from perflab import plan, results
+    from perflab import migrate, plan, results
 
     path = tmp_path / "r.sqlite"
     db = sqlite3.connect(path)
@@ -124,7 +124,7 @@ def test_a_schema_1_results_file_is_upgraded_and_its_runs_stay_comparable(tmp_pa
     db.commit()
     db.close()
 
-    s = store.Store(path)
+    s = migrate.open_store(path)
     try:
         assert (tmp_path / "r.sqlite.v1.bak").exists(), "the old file is kept before it is changed"
         cells = {(c.scenario, c.point, c.metric): c for c in results.load(s, "old").cells}

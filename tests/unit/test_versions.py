@@ -7,8 +7,8 @@ import tomllib
 
 import pytest
 
-from perflab import apps, plan, rounds
-from perflab.apps import version_builds, versions
+from perflab import apps, headline, plan, rounds, version_builds
+from perflab.apps import versions
 from perflab.errors import LabError
 from tests.conftest import write_standin_app
 
@@ -112,7 +112,7 @@ def test_upgrade_headlines_are_consecutive_versions_of_one_app_mode_in_release_o
     targets = [("quarkus@3.37.1/jvm", True, True), ("quarkus@3.9.0/jvm", True, True),
                ("quarkus@3.33.2/jvm", True, True), ("spring-boot@4.0.7/jvm", True, True),
                ("spring-boot@4.1.1/jvm", True, True), ("thorntail/jvm", True, True)]
-    pairs = rounds.headline_pairs(rounds.RoundSettings(), targets)
+    pairs = headline.pairs(rounds.RoundSettings().headline, targets)
     assert [p.label for p in pairs] == ["quarkus@3.33.2/jvm / quarkus@3.9.0/jvm",
                                        "quarkus@3.37.1/jvm / quarkus@3.33.2/jvm",
                                        "spring-boot@4.1.1/jvm / spring-boot@4.0.7/jvm"]

@@ -24,7 +24,7 @@ from perflab.settings import validate as validate_settings
 
 from .descriptor_schema import DB_SERVERS, DatabaseSpec, Descriptor
 
-from .versions import VersionSpec, parse_spec
+from .versions import VersionSpec, parse_spec, split_name, variant
 CONTRACT_API = "contract"
 OWN_API = "own"  # the default API of an app with its own database or smoke requests
 # What a mode's command and env may name, replaced at launch. {jvm_opts} and {heap_opts} only as
@@ -257,8 +257,6 @@ def with_dirs(found: dict[str, App], app_dirs: list[str]) -> tuple[dict[str, App
 
 def get(name: str, root: Path | None = None) -> App:
     """An app by name; APP@VERSION is that app built against another version of its framework."""
-    from .versions import split_name, variant
-
     apps = discover(root)
     base, version = split_name(name)
     if base not in apps:

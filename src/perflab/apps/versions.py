@@ -15,7 +15,7 @@ overlay folder ([versions.lines."3"] overlay = "boot3"): its files replace the s
 variant's copy, so only what that line's API forces differs and the rest is the app's own code.
 
 Each variant is built in a copy of the app's sources of its own (beside the build stamps), so the
-versions' artifacts never overwrite each other. Whether it built: perflab.apps.version_builds.
+versions' artifacts never overwrite each other. Whether it built: perflab.version_builds.
 """
 
 from __future__ import annotations
@@ -149,6 +149,17 @@ def split_name(name: str) -> tuple[str, str]:
     """("quarkus", "3.33.2") for "quarkus@3.33.2"; (name, "") for an app without a version."""
     base, _, version = name.partition(SEPARATOR)
     return base, version
+
+
+def version_series(labels: list[str]) -> list[list[str]]:
+    """The labels of each app/mode measured at a version, grouped, each group in release order."""
+    series: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for label in labels:
+        name, _, mode = label.partition("/")
+        app, version = split_name(name)
+        if version:
+            series.setdefault((app, mode), []).append((version, label))
+    return [[label for _, label in sorted(entries, key=lambda e: release_key(e[0]))] for entries in series.values()]
 
 
 def versions_dir() -> Path:

@@ -23,31 +23,9 @@ def copies_dir() -> Path:
     return work_dir() / "devloop"
 
 
-CHILD_PID = "child.pid"  # a long-running process started from a folder (a dev loop, a broker)
-
-
-def remove_orphans(root: Path) -> list[Path]:
-    """Folders under root named <what>-pid<N>-... whose owner N is gone (a kill -9 mid-run): the
-    process recorded in their child.pid is stopped with its group, the folder removed."""
-    gone = []
-    for path in root.glob("*-pid*") if root.exists() else ():
-        pid = path.name.rsplit("-pid", 1)[1].split("-", 1)[0]
-        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
-            continue
-        try:
-            child = int((path / CHILD_PID).read_text())
-        except (OSError, ValueError):
-            child = None
-        if child is not None and procs.group_alive(child):
-            procs.stop_group(child, timeout=10)
-        shutil.rmtree(path, ignore_errors=True)
-        gone.append(path)
-    return gone
-
-
 def remove_stale() -> list[Path]:
     """Working copies left by a killed run (and the dev loops they ran)."""
-    return remove_orphans(copies_dir())
+    return procs.remove_orphans(copies_dir())
 
 
 class WorkingCopy:
@@ -88,7 +66,7 @@ class WorkingCopy:
     def remember_child(self, pid: int) -> None:
         """The loop running from this copy, so a later run can stop it if this one is killed."""
         assert self.root is not None
-        (self.root / CHILD_PID).write_text(str(pid))
+        (self.root / procs.CHILD_PID).write_text(str(pid))
 
     @property
     def mvnw(self) -> Path:

@@ -18,7 +18,7 @@ from kubernetes import client, config
 from kubernetes.config.config_exception import ConfigException
 
 from perflab.errors import LabError
-from perflab.kube.placement import PlacementSettings
+from perflab.placements.settings import PlacementSettings
 
 # kwok marks the nodes it plays; pods "run" on them without containers
 SIMULATED_NODE_ANNOTATION = "kwok.x-k8s.io/node"

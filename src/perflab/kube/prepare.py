@@ -13,8 +13,8 @@ from perflab import apps
 from perflab.errors import LabError
 from perflab.kube import driver_image, images as kube_images, manifests, oci
 from perflab.kube.objects import Objects
-from perflab.plan import Plan
 from perflab.scenarios.coldstart import reference_mode
+from perflab.settings import Plan
 from perflab.targets import Target
 
 Say = Callable[[str], None]

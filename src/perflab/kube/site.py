@@ -32,8 +32,8 @@ from perflab.kube.objects import Objects, api_message
 from perflab.kube.on_cluster import ClusterPlacement
 from perflab.kube.relay import PortRelay
 from perflab.placements import KUBERNETES
-from perflab.plan import Plan
 from perflab.postgres import Connection
+from perflab.settings import Plan
 
 Say = Callable[[str], None]
 SIMULATED = "simulated (kwok): their pods run no container, so nothing there answers, uses memory or can be loaded"

@@ -14,8 +14,8 @@ pinned to the CPUs asked for, a few repetitions of ~20 ms each:
 It does not see memory bandwidth taken by neighbours beyond what its 4 MiB needs, I/O, or a
 slowdown on CPUs it did not run on; and it is a single thread, so it says nothing about scaling.
 A reading is the median of its repetitions; ``spread`` says how much they disagreed (a busy
-spell during the reading itself). ``slow`` flags a reading more than a threshold above the
-median of the run's readings.
+spell during the reading itself). perflab.analysis.host_speed judges the readings: ``slow`` flags
+a reading more than a threshold above the median of the run's readings.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ from perflab.paths import cache_dir
 SOURCE = Path(__file__).with_name("canary.c")
 CFLAGS = ("-O2",)
 DEFAULT_WORK = 4_000_000  # canary.c's default: ALU steps per repetition (the chase does 1/8)
-SLOW_THRESHOLD = 0.05
 
 Log = Callable[[str], None]
 
@@ -141,18 +140,3 @@ def _parse(stdout: str, reps: int) -> tuple[list[float], list[float], list[str]]
         raise LabError(f"the host-speed canary printed {len(alu)} repetitions of {reps}, "
                        f"or a zero time: {stdout[:200]!r}")
     return alu, mem, checks
-
-
-def deviations(readings_ms: list[float]) -> list[float]:
-    """Each reading's relative deviation from the median of all (0.1 = 10 % slower)."""
-    if not readings_ms:
-        return []
-    middle = statistics.median(readings_ms)
-    if middle <= 0:
-        raise ValueError("canary readings must be positive")
-    return [value / middle - 1 for value in readings_ms]
-
-
-def slow(reading_ms: float, median_ms: float, threshold: float = SLOW_THRESHOLD) -> bool:
-    """Whether a reading took more than ``threshold`` longer than the median (the host was slow)."""
-    return reading_ms > median_ms * (1 + threshold)

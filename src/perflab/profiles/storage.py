@@ -11,6 +11,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from perflab.errors import LabError
 from perflab.store import Store
 
 KIND = "profile"
@@ -80,8 +81,6 @@ def load_meta(path: Path) -> dict:
 
 def cli_prune(store: Store, run_id: str, profiles: bool) -> int:
     """`perflab results prune RUN --profiles`."""
-    from perflab.errors import LabError
-
     if not profiles:
         raise LabError("results prune removes a run's profiles only, and says so: add --profiles")
     files, size = prune(store, run_id)

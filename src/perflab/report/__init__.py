@@ -13,12 +13,10 @@ from pathlib import Path
 
 from perflab import results
 from perflab.errors import LabError
+from perflab.migrate import open_store
 from perflab.paths import work_dir
+from perflab.report import compare, facts, gate, html, markdown, profiles, versions
 from perflab.store import Store
-
-# This package's face holds the report's entry points, yet the scenarios import its kit (charts,
-# tables): the assembly (facts, html, markdown, versions, compare, gate) reaches the registry, so it
-# is imported inside the functions below. Moving these functions into a module of their own ends that.
 
 
 @dataclass
@@ -42,8 +40,6 @@ def _load(store: Store, run_id: str) -> results.RunView:
 
 def write_report(store: Store, run_id: str = "last", out_dir: Path | None = None) -> ReportPaths:
     """Render run ``run_id`` (an id, a unique prefix or "last") to report.html and report.md."""
-    from perflab.report import facts, html, markdown
-
     view = _load(store, run_id)
     extras = facts.load_extras(store, view.id)
     folder = Path(out_dir) if out_dir else default_out_dir(view.id)
@@ -58,8 +54,6 @@ def write_report(store: Store, run_id: str = "last", out_dir: Path | None = None
 def _write_versions(view: results.RunView, folder: Path, profiled: set[str]) -> Path | None:
     """versions.html beside report.html; `profiled`: the app/modes with profiles, whose differential
     view in report.html a change judged slower links to."""
-    from perflab.report import versions
-
     if not versions.has_versions(view):
         return None
     path = folder / "versions.html"
@@ -69,7 +63,7 @@ def _write_versions(view: results.RunView, folder: Path, profiled: set[str]) -> 
 
 def cli_report(args) -> int:
     """`perflab report RUN [--out DIR]`: args.run (default "last"), args.out (optional directory)."""
-    paths = write_report(Store(), getattr(args, "run", None) or "last", getattr(args, "out", None))
+    paths = write_report(open_store(), getattr(args, "run", None) or "last", getattr(args, "out", None))
     print(f"report of run {paths.run_id}:", flush=True)
     print(f"  {paths.html}", flush=True)
     print(f"  {paths.markdown}", flush=True)
@@ -85,9 +79,7 @@ def cli_compare(args) -> int:
     reports/compare-A-vs-B.html in the work directory), args.profile (also the profiles' differential
     views, beside it as ...-profiles.html), args.fail_above (exit 1 when a change is worse beyond the
     noise by more than this many percent). Prints the comparison; exit 0 otherwise."""
-    from perflab.report import compare, gate, versions
-
-    store = Store()
+    store = open_store()
     threshold = getattr(args, "fail_above", None)
     if not getattr(args, "run_b", None):
         view = _load(store, args.run_a)
@@ -106,8 +98,6 @@ def cli_compare(args) -> int:
         path.write_text(compare.render_html(result), encoding="utf-8")
         print(f"\nHTML: {path}", flush=True)
         if getattr(args, "profile", False):
-            from perflab.report import profiles
-
             for line in profiles.compare_runs(store, a.id, b.id, path.with_name(path.stem + "-profiles.html")):
                 print(line, flush=True)
         found = gate.run_regressions(result, threshold) if threshold is not None else []

@@ -1,5 +1,5 @@
 """Two runs side by side: for every figure both measured, the change of the medians and whether it
-is beyond the noise of the repeats (exact Mann-Whitney U, perflab.stats.compare).
+is beyond the noise of the repeats (exact Mann-Whitney U, perflab.analysis.stats.compare).
 
 Runs whose method differs (plan, limits, topology, versions: the store's method hash) are not
 comparable: compare refuses them unless forced, and a forced comparison says so on every line.
@@ -21,11 +21,11 @@ import statistics
 from dataclasses import dataclass, field
 from html import escape
 
-from perflab import ratios_ci, stats
+from perflab.analysis import ratios_ci, stats
+from perflab.analysis.chance import Chance
 from perflab.errors import LabError
+from perflab.present.tables import cell_order, fmt_value, label
 from perflab.report import findings
-from perflab.report.chance import Chance
-from perflab.report.tables import cell_order, fmt_value, label
 from perflab.results import Cell, RunView
 
 BETTER, WORSE, WITHIN_NOISE, TOO_FEW, TOO_FEW_LAUNCHES, HIGHER, LOWER, NOT_JUDGED = (

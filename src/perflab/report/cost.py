@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perflab.cost_assumptions import CLASSES, DEFAULTS, RSS_SOURCES, assumptions  # noqa: F401
-from perflab.report.published import PUBLISHED_SAVINGS, TARGETS
-from perflab.report.tables import cell_order
+from perflab.present.published import PUBLISHED_SAVINGS, TARGETS
+from perflab.present.tables import cell_order
 from perflab.results import Cell, RunView
 
 @dataclass

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perflab import registry, rounds
-from perflab.report.chart_inputs import ChartInputs
-from perflab.report.published import CLAIMS
-from perflab.report.tables import fmt_published
-from perflab.report.timelines import MalformedTimeline, TimelineRow, read_timeline
+from perflab.present.chart_inputs import ChartInputs
+from perflab.present.published import CLAIMS
+from perflab.present.tables import fmt_published
+from perflab.present.timelines import MalformedTimeline, TimelineRow, read_timeline
+from perflab.profiles import merged
 from perflab.results import RunView
 from perflab.store import Store
-from perflab.profiles import merged
 
 
 @dataclass

@@ -3,7 +3,7 @@ settled, the conditions they hold under, the figures behind them, how the rounds
 fast the host itself was. The terminal summary ends with it; the HTML and Markdown reports begin
 with it.
 
-A ratio is judged from the launch-level values (perflab.ratios_ci): paired by round when the
+A ratio is judged from the launch-level values (perflab.analysis.ratios_ci): paired by round when the
 launches ran in rounds (each launch's repeat number is its round), else Welch on the two samples;
 with the spread that earlier runs of the same method on this machine measured pooled in, when the
 run had such a prior. Each ratio is set beside those earlier runs: an estimate outside what they
@@ -15,12 +15,13 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from perflab import ratios_ci, rounds, run_history
+from perflab import headline, rounds, run_history
+from perflab.analysis import ratios_ci
 from perflab.apps.launching import HEAP_OPTIONS
+from perflab.present.charts import Axis, Chart, Point, Series, line_chart
 from perflab.report import frameworks
-from perflab.report.charts import Axis, Chart, Point, Series, line_chart
 from perflab.results import Cell, RunView
-from perflab.scenarios.steady_report import PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, against_sweep, headline_cells
+from perflab.scenarios.steady_report import PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, against_sweep
 
 DEFAULT_TARGET = 0.05
 
@@ -166,28 +167,6 @@ class Findings:
         return out
 
 
-def _pairs(view: RunView, targets: list[str]) -> list[tuple[str, str]]:
-    """The headline ratios among `targets` (the app/modes with the figure compared): those the rounds
-    settled, as they stored them; for a run not in rounds, rounds.headline_pairs on the app/modes
-    as the run stored them (plan order, JVM or not, main mode or not), with the plan's headline
-    setting. A run stored before its app/modes were has them in `targets`' order, each counted a
-    main mode and a JVM one unless its mode is native."""
-    named = (view.rounds or {}).get("headline") or []
-    pairs = [tuple(x.split(" / ", 1)) for x in named if " / " in x]
-    pairs = [(a, b) for a, b in pairs if a in targets and b in targets]
-    if pairs:
-        return pairs
-    stored = {label: (jvm, main) for label, jvm, main in view.app_modes}
-    known = [(t, *stored[t]) for t in stored if t in targets] + \
-        [(t, view.runs_on_jvm(t), None) for t in targets if t not in stored]
-    settings = rounds.RoundSettings(headline=list((view.plan.get("rounds") or {}).get("headline") or []))
-    try:
-        chosen = rounds.headline_pairs(settings, [(t, jvm, True if main is None else main) for t, jvm, main in known])
-    except ValueError:  # a malformed named pair
-        return []
-    return [(p.numerator, p.denominator) for p in chosen]
-
-
 def _target(view: RunView) -> float:
     rounds = view.plan.get("rounds") or {}
     return rounds.get("target") or DEFAULT_TARGET
@@ -271,7 +250,7 @@ def heap_flags(view: RunView, target: str) -> list[str]:
     heap sizes of jvm_opts."""
     limits = view.plan.get("limits") or {}
     jvm = [o for o in limits.get("jvm_opts") or [] if o.startswith(HEAP_OPTIONS)]
-    if not view.runs_on_jvm(target):
+    if not headline.runs_on_jvm(view, target):
         return list(limits.get("native_heap_opts") or []) or jvm
     return jvm
 
@@ -318,24 +297,13 @@ def other_sql_figure(view: RunView, a: Cell, b: Cell) -> str:
     return ""
 
 
-def shape_cells(view: RunView) -> dict[str, dict[str, Cell]]:
-    """The closed-loop throughput cells of each further request shape (a steady point other than an
-    app/mode's headline point), by point, in the order measured."""
-    headline = {t: c.point for t, c in headline_cells(view).items()}
-    out: dict[str, dict[str, Cell]] = {}
-    for c in view.find("steady", "rps"):
-        if not c.params.get("open_loop") and headline.get(c.target) not in (None, c.point):
-            out.setdefault(c.point, {})[c.target] = c
-    return out
-
-
 def ratio_findings(view: RunView) -> list[RatioFinding]:
-    steady = headline_cells(view)
-    shapes = shape_cells(view)
+    steady = headline.cells(view)
+    shapes = headline.shape_cells(view)
     targets = list(steady) or list(_startup_cells(view, "ttfr_ms"))
     target = _target(view)
     out = []
-    for a, b in _pairs(view, targets):
+    for a, b in headline.of_run(view, targets):
         if a in steady and b in steady:
             c = steady[a]
             out.append(_ratio(view, f"throughput at {c.params.get('path')} c={c.params.get('connections')}",

@@ -6,7 +6,7 @@ frameworks no study measured).
 
 Each value is a level, not a ratio: the geometric mean of the app/mode's launch values with Student's
 t interval on their logs (one value per fresh launch: the warm launches for start-up, steady's
-launches for the load figures). On the log scale, as the ratios are judged (perflab.ratios_ci): the
+launches for the load figures). On the log scale, as the ratios are judged (perflab.analysis.ratios_ci): the
 quotient of two rows' estimates is the ratio the findings give when every round pairs up, and an
 interval never reaches below zero. The interval is that of the app/mode's own launches; a ratio's
 interval, paired by round, is narrower when the host's speed moved both sides alike.
@@ -23,17 +23,16 @@ import numpy as np
 from scipy import stats as sps
 
 from perflab.apps.versions import split_name
-from perflab.report.charts import Chart, Panel, Point, colors_for, panels_chart
-from perflab.report.published import TARGETS
-from perflab.report.tables import fmt_value
+from perflab.headline import cells as headline_cells
+from perflab.present.charts import Chart, Panel, Point, colors_for, panels_chart
+from perflab.present.published import TARGETS
+from perflab.present.tables import TextTable, fmt_value
 from perflab.results import Cell, RunView
-from perflab.scenario import TextTable
-from perflab.scenarios.steady_report import headline_cells
 
 FRAMEWORKS = {"quarkus": "Quarkus", "spring-boot": "Spring Boot", "micronaut": "Micronaut", "helidon": "Helidon SE"}
 REFERENCE = "go-reference"  # beside them, not one of them
 CONFIDENCE = 0.95
-# the apps some published figure stands for: the studies' (report.published) and the Quarkus team's
+# the apps some published figure stands for: the studies' (present.published) and the Quarkus team's
 # Quarkus / Spring Boot throughput (scenarios.steady_report.PUBLISHED_GAP)
 PUBLISHED_APPS = {t.split("/")[0] for t in TARGETS.values()} | {"quarkus", "spring-boot"}
 

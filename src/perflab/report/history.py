@@ -4,7 +4,7 @@ across many runs is visible, not only the change between two.
 
 Each headline figure of each app/mode, and each headline ratio of the runs in rounds, is also a
 series of one value per run (the median of its launches; the ratio's estimate), in which
-perflab.changepoints finds where it moved. A series holds only the runs of one method on one
+perflab.analysis.changepoints finds where it moved. A series holds only the runs of one method on one
 machine: a run of another method (plan settings, versions, CPU) or on another host starts its own,
 so a change of method is never taken for a change of the code. `--fail-on-change` makes that a CI
 gate on the newest run."""
@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from perflab import changepoints, results
+from perflab import results
+from perflab.analysis import changepoints
 from perflab.errors import LabError
+from perflab.migrate import open_store
 from perflab.paths import work_dir
-from perflab.report import charts
-from perflab.report.fine_print import fine_print
+from perflab.present import charts
+from perflab.present.fine_print import fine_print
 from perflab.report.version_changes import HEADLINES
 from perflab.store import Store
 
@@ -245,7 +247,7 @@ def render(plan_name: str, views: list[results.RunView], found: list[Change] | N
 
 def cli_history(args) -> int:
     """`perflab history PLAN [--out FILE] [--fail-on-change [--threshold PCT]]`."""
-    store = Store()
+    store = open_store()
     views = runs_of(store, args.plan)
     if not views:
         names = sorted({json.loads(r["plan_json"]).get("name", "?") for r in store.runs()})

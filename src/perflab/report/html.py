@@ -16,15 +16,16 @@ import time
 from markupsafe import Markup
 
 from perflab import registry
-from perflab.report import charts, cost, findings, frameworks, profiles, ratios
-from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods, projection
-from perflab.report.published.worded import worded_rows
-from perflab.report.fine_print import fine_print
+from perflab.present import charts
+from perflab.present.fine_print import fine_print
+from perflab.present.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods, projection
+from perflab.present.published.worded import worded_rows
+from perflab.present.tables import flag_help, fmt_published, fmt_ratio
+from perflab.present.templating import FLAG_BADGE, templates
+from perflab.report import cost, findings, frameworks, profiles, ratios
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
-from perflab.report.tables import flag_help, fmt_published, fmt_ratio
-from perflab.report.templating import FLAG_BADGE, templates
 from perflab.results import RunView
 
 def measured_ratio_text(r: ratios.Ratio) -> str:

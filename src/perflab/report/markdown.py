@@ -7,17 +7,17 @@ import itertools
 import time
 
 from perflab import registry
+from perflab.present.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
+from perflab.present.published import projection as published_projection
+from perflab.present.published.worded import worded_rows
+from perflab.present.tables import (FLAG_MARK, Table, flag_help, fmt_published, fmt_ratio, fmt_value, cell_text, marks,
+                                    spread_text)
+from perflab.present.tables import TextTable
 from perflab.report import cost, findings, frameworks, profiles, ratios
-from perflab.report.published import NOT_TRANSCRIBED, STUDIES, contradiction_rows, methods
-from perflab.report.published.worded import worded_rows
-from perflab.report.published import projection as published_projection
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
-from perflab.report.tables import (FLAG_MARK, Table, flag_help, fmt_published, fmt_ratio, fmt_value, cell_text, marks,
-                                   spread_text)
 from perflab.results import Cell, RunView
-from perflab.scenario import TextTable
 
 
 def _esc(text: object) -> str:

@@ -7,13 +7,21 @@ slower (perflab compare A B --profile does the same for one app in two runs)."""
 
 from __future__ import annotations
 
+import itertools
+
+from markupsafe import Markup
+
+from perflab import results
 from perflab.apps.versions import release_key, split_name
-from perflab.profiles import diff, flame, folded
+from perflab.errors import LabError
+from perflab.present import charts
+from perflab.present.charts import Chart
+from perflab.present.fine_print import fine_print
+from perflab.present.tables import TextTable
+from perflab.present.templating import templates
+from perflab.profiles import diff, flame, folded, merged
 from perflab.profiles.layers import LAYER_TITLES
 from perflab.profiles.merged import Profile
-from perflab.report.charts import Chart
-from perflab.report.templating import templates
-from perflab.scenario import TextTable
 
 TOP = 15
 JVM_NOTE = ("The Java threads' CPU is split by their samples' layers (innermost mapped frame); GC and JIT are their "
@@ -157,16 +165,6 @@ def across_runs(a: list[Profile], b: list[Profile]) -> list[tuple[Profile, Profi
 def compare_runs(store, a_id: str, b_id: str, out_path) -> list[str]:
     """`perflab compare A B --profile`: the lines to print; writes the differential views of every
     app/mode both runs profiled to `out_path` (one self-contained HTML file)."""
-    import itertools
-
-    from markupsafe import Markup
-
-    from perflab import results
-    from perflab.errors import LabError
-    from perflab.profiles import merged
-    from perflab.report import charts
-    from perflab.report.fine_print import fine_print
-
     compared = across_runs(merged.load(store, a_id), merged.load(store, b_id))
     if not compared:
         raise LabError(f"runs {a_id} and {b_id} have no profile of the same app/mode and point",

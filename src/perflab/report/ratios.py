@@ -3,7 +3,7 @@ and the study's ratios (e.g. Q-JVM / Spring Boot) published and measured, with a
 parts on whether the claim held on this machine.
 
 A ratio is only computed when both sides were measured. Its spread is the 95 % confidence interval
-of the ratio from the launch-level values (perflab.ratios_ci: paired by round or repeat number where
+of the ratio from the launch-level values (perflab.analysis.ratios_ci: paired by round or repeat number where
 both sides have one, else Welch on the logs) when both sides have at least two values; with a single
 value on a side, [min(a)/max(b), max(a)/min(b)], the widest ratio the measured values allow.
 Direction: a claim "held" when that whole interval lies on the published side of 1, "did not hold"
@@ -21,11 +21,11 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from perflab import ratios_ci, stats
-from perflab.report.published import (CLAIMS, NOT_TRANSCRIBED, RT2019_BUDGET_MB, Claim, Where, claim, projection,
+from perflab.analysis import ratios_ci, stats
+from perflab.present.published import (CLAIMS, NOT_TRANSCRIBED, RT2019_BUDGET_MB, Claim, Where, claim, projection,
                                        target_of)
-from perflab.report.published.claims import published_figure
-from perflab.report.tables import cell_order, fmt_published, fmt_value
+from perflab.present.published.claims import published_figure
+from perflab.present.tables import cell_order, fmt_published, fmt_value
 from perflab.results import Cell, RunView, launch_interval
 
 HELD, NOT_HELD, UNCLEAR, NO_RATIO = "held", "did not hold", "unclear", "no ratio"

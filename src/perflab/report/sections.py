@@ -4,7 +4,7 @@ registry shapes them (with a generic table of any figure the scenario's own tabl
 from __future__ import annotations
 
 from perflab import registry
-from perflab.report.tables import Table, by_target_table, label, ordered_targets, points_in_order
+from perflab.present.tables import Table, by_target_table, label, ordered_targets, points_in_order
 from perflab.results import Cell, RunView
 
 

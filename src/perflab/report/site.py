@@ -21,8 +21,10 @@ from html import escape
 from pathlib import Path
 
 from perflab import results
+from perflab.migrate import open_store
 from perflab.paths import work_dir
-from perflab.report import charts, compare, findings, history, write_report
+from perflab.present import charts
+from perflab.report import compare, findings, history, write_report
 from perflab.store import Store
 
 PLOTLY = "assets/plotly.js"
@@ -198,7 +200,7 @@ def build(store: Store, out: Path) -> Site:
 
 def cli_site(args) -> int:
     """`perflab site [--out DIR]`."""
-    store = Store()
+    store = open_store()
     out = Path(args.out) if getattr(args, "out", None) else default_out_dir()
     site = build(store, out)
     print(f"site of {len(site.runs)} run(s), {len(site.plans)} plan history(ies), {len(site.comparisons)} "

@@ -14,11 +14,10 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from perflab import registry
+from perflab.present.tables import FLAG_MARK, Table, TextTable, cell_text, flag_help
 from perflab.report import findings, frameworks, ratios
 from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
-from perflab.report.tables import FLAG_MARK, Table, cell_text, flag_help
 from perflab.results import RunView
-from perflab.scenario import TextTable
 
 CANARY = "canary"  # the host-speed canary's readings (perflab.runner), not a scenario of the plan
 

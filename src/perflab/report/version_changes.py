@@ -2,7 +2,7 @@
 
 Each headline figure is judged on its launch-level values (one value per fresh launch), as the
 lab's comparisons are: the ratio newer / older with its 95 % interval, paired by round when the
-versions' launches ran in interleaved rounds (perflab.rounds, perflab.ratios_ci), so a slow spell
+versions' launches ran in interleaved rounds (perflab.rounds, perflab.analysis.ratios_ci), so a slow spell
 of the host lands on both versions and is not taken for a regression. A change is "slower" (or
 "faster") only when the whole interval lies on that side of 1; with fewer than two launches a side
 there is no verdict.
@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from perflab import ratios_ci
+from perflab.analysis import ratios_ci
 from perflab.apps.libraries import LibraryChange, changes as library_changes
 from perflab.apps.versions import release_key, split_name
+from perflab.headline import cells as headline_cells
 from perflab.results import Cell, RunView
-from perflab.scenarios.steady_report import headline_cells
 
 FASTER, SLOWER, WITHIN_NOISE, TOO_FEW = "faster", "slower", "within noise", "too few launches"
 UNEQUAL_LOAD = "at unequal load"
@@ -223,7 +223,7 @@ def _overlay_text(older: str, newer: str, overlays: dict) -> str:
 
 def also_changed(view: RunView) -> list[AlsoChanged]:
     """Per app and consecutive pair of its versions measured: the overlay and the bundled libraries
-    that differ between their builds (recorded with the run, perflab.apps.version_builds.what_was_built)."""
+    that differ between their builds (recorded with the run, perflab.version_builds.what_was_built)."""
     libs = view.environment.get("libraries") or {}
     overlays = view.environment.get("overlays") or {}
     missing = unavailable(view)

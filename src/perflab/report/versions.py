@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from html import escape
 
-from perflab import ratios_ci
-from perflab.report import charts
-from perflab.report.fine_print import fine_print
+from perflab.analysis import ratios_ci
+from perflab.analysis.chance import Chance
+from perflab.present import charts
+from perflab.present.fine_print import fine_print
+from perflab.present.tables import fmt_value
 from perflab.report.profiles import diff_anchor
-from perflab.report.tables import fmt_value
-from perflab.report.chance import Chance
 from perflab.report.version_changes import (FASTER, HEADLINES, SLOWER, WITHIN_NOISE, Change, also_changed, changes,
                                             equal_load, series, unavailable)
 from perflab.results import RunView

@@ -25,13 +25,14 @@ from perflab import capacity_search as cs
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from perflab.placements import KUBERNETES, LoadGenerator
-from perflab.report import charts as plot, timeline_charts
-from perflab.report.chart_inputs import ChartInputs
-from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
+from perflab.present import charts as plot, timeline_charts
+from perflab.present.chart_inputs import ChartInputs
+from perflab.present.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
-from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios.warmup import WarmupSettings, until_steady
 from perflab.settings import setting
+from perflab.store import point
 
 OHA_PERCENTILES = (50.0, 75.0, 90.0, 95.0, 99.0, 99.9, 99.99)  # what oha reports
 CURVE = (("latency_p50_ms", "p50", "dot"), ("latency_p99_ms", "p99", "solid"), ("latency_p99.9_ms", "p99.9", "dash"))

@@ -15,10 +15,11 @@ import dataclasses
 
 from perflab import apps
 from perflab.errors import AppFailed, LabError
-from perflab.report.tables import Table, by_target_table
+from perflab.present.tables import Table, by_target_table
 from perflab.results import RunView
-from perflab.scenario import Context, Phase, Scenario, point
+from perflab.scenario import Context, Phase, Scenario
 from perflab.settings import Settings, setting
+from perflab.store import point
 
 REFERENCE_MODE = "native"
 PAIRS = point("pairs", paired=True)

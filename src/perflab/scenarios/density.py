@@ -37,11 +37,12 @@ from perflab.errors import AppFailed, BudgetRefused, LabError
 from perflab.instance import Instance, InstanceSpec, mb, stop_all
 from perflab.lab import Lab
 from perflab.placements import BudgetGroup
-from perflab.report.tables import Table, by_target_table
+from perflab.present.tables import Table, by_target_table
 from perflab.results import RunView
-from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import latency, loadpoint
 from perflab.settings import Settings, setting
+from perflab.store import NO_POINT, point
 
 STOP_MAX = "max-instances"
 STOP_NOT_READY = "not-ready"

@@ -36,7 +36,6 @@ import time
 from pydantic import model_validator
 
 from perflab import apps, kafka, postgres, procs
-from perflab.devloop import claims
 from perflab.devloop.edits import ENDPOINT, FRUITS, HELLO, TRANSFORM, HelloSource
 from perflab.devloop.loops import DEV_MODE, Loop, loops_for
 from perflab.devloop.roundtrip import BROKEN, LoopResult, Script
@@ -44,8 +43,10 @@ from perflab.devloop.stream import BROKER_PATIENCE_S, BROKER_RESTART, StreamScri
 from perflab.devloop.workcopy import WorkingCopy
 from perflab.errors import LabError
 from perflab.placements import KUBERNETES
-from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.present.published import devloop_claims as claims
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.settings import Settings, setting
+from perflab.store import point
 
 STREAM_API = "stream"
 

@@ -23,14 +23,15 @@ from perflab.drivers import oha
 from perflab.drivers.base import RATE_SHORTFALL_LIMIT
 from perflab.instance import mb
 from perflab.placements import KUBERNETES
-from perflab.report import charts as plot
-from perflab.report.chart_inputs import ChartInputs
-from perflab.report.tables import METRIC_LABELS, Table, by_point_table, fmt_value
+from perflab.present import charts as plot
+from perflab.present.chart_inputs import ChartInputs
+from perflab.present.tables import METRIC_LABELS, Table, by_point_table, fmt_value
 from perflab.results import RunView
-from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import loadpoint
 from perflab.scenarios.warmup import WarmupSettings, until_steady
 from perflab.settings import setting
+from perflab.store import point
 
 COST = (("app_cpu_ms_per_request", "app CPU ms per request (its cgroup)"),
         ("db_cpu_ms_per_request", "DB CPU ms per request"),

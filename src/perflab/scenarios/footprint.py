@@ -4,7 +4,7 @@ Runs once per build (a mode with a build of its own, e.g. native, has its own fi
 from __future__ import annotations
 
 from perflab.placements import KUBERNETES
-from perflab.report.tables import Table
+from perflab.present.tables import Table
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.settings import Settings

@@ -1,4 +1,4 @@
-"""Recording per-interval timelines of load phases (the "timeline" files perflab.report.timelines
+"""Recording per-interval timelines of load phases (the "timeline" files perflab.present.timelines
 reads): one row per interval with its throughput, errors, latency percentiles and the app's CPU,
 its time counted from the instance's launch, warm-up included.
 
@@ -21,7 +21,7 @@ from perflab.drivers.base import LoadResult
 from perflab.drivers.wrk import IntervalRuns
 from perflab.instance import Instance
 from perflab.paths import work_dir
-from perflab.report.timelines import COLUMNS
+from perflab.present.timelines import COLUMNS
 from perflab.scenario import Context
 
 

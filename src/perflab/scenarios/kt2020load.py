@@ -22,10 +22,11 @@ from perflab import kt2020_api
 from perflab.apps import CONTRACT_API
 from perflab.instance import Instance, mb
 from perflab.placements import KUBERNETES
-from perflab.report import kt2020 as kt2020_report
-from perflab.scenario import Context, Estimate, Phase, Point, Scenario, point
+from perflab.present import kt2020 as kt2020_report
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import loadpoint
 from perflab.settings import Settings, setting
+from perflab.store import Point, point
 
 # (GET path, POST path) by the app's API
 PATHS = {kt2020_api.API: (f"/api/{kt2020_api.SEED}", "/api"), CONTRACT_API: (f"/data/{kt2020_api.SEED}", "/data")}

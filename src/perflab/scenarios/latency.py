@@ -12,14 +12,15 @@ import re
 
 from perflab.drivers import oha
 from perflab.instance import Instance
-from perflab.report import charts as plot, timeline_charts
-from perflab.report.chart_inputs import ChartInputs
-from perflab.report.tables import PERCENTILES, Table, by_target_table, label, ordered_targets, points_in_order
+from perflab.present import charts as plot, timeline_charts
+from perflab.present.chart_inputs import ChartInputs
+from perflab.present.tables import PERCENTILES, Table, by_target_table, label, ordered_targets, points_in_order
 from perflab.results import RunView
-from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import intervals, loadpoint
 from perflab.scenarios.sweep import MaxThroughput
 from perflab.settings import Settings, setting
+from perflab.store import NO_POINT, point
 from pydantic import field_validator
 
 

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from perflab.drivers.base import LoadResult
 from perflab.instance import mb
 from perflab.lab import Lab
-from perflab.scenario import Context, Point
+from perflab.scenario import Context
 from perflab.scenarios import intervals
+from perflab.store import Point
 
 
 @dataclass

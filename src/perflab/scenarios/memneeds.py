@@ -16,7 +16,7 @@ CPU) were nearly all busy while the app had CPU to spare is flagged load-side-bo
 driver was saturated driver-bound. Steps run from the largest setting down; once one cannot serve
 (OOM-killed, not ready), the smaller ones are not tried (said in the outcome).
 
-The judgement is perflab.memory_need's: only clean steps count (served, no OOM kill, errors at most
+The judgement is perflab.analysis.memory_need's: only clean steps count (served, no OOM kill, errors at most
 `max_error_share` of the requests), each excluded step is named with its reason, and the figure says
 when the answer lies within the steps' noise of the line. A load-side-bound step still counts (its
 throughput is a lower bound); when it is the best step or the one judged needed, the figure is
@@ -31,20 +31,22 @@ import time
 
 from pydantic import field_validator
 
-from perflab import jvmflags, jvmstat, memory_need
+from perflab import jvmflags, jvmstat
+from perflab.analysis import memory_need
+from perflab.analysis.steadystate import precision
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
 from perflab.instance import Instance, mb
 from perflab.placements import KUBERNETES
-from perflab.report import charts as plot
-from perflab.report.chart_inputs import ChartInputs
-from perflab.report.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
+from perflab.present import charts as plot
+from perflab.present.chart_inputs import ChartInputs
+from perflab.present.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
-from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import intervals
 from perflab.scenarios.warmup import WarmupSettings, until_steady
 from perflab.settings import setting
-from perflab.steadystate import precision
+from perflab.store import point
 
 STEP_METRICS = ["memory_limit_mb", "heap_mb", "heap_applied_mb", "rps", "precision_pct", "rps_of_best_pct",
                 "errors", "oom_kills", "app_cpu_pct", "gc_ms_per_s", "rss_peak_mb"]

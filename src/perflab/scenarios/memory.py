@@ -11,13 +11,14 @@ import re
 
 from perflab.errors import AppFailed
 from perflab.placements import KUBERNETES
-from perflab.report import charts as plot
-from perflab.report.chart_inputs import ChartInputs
-from perflab.report.tables import Table, by_target_table, points_in_order
+from perflab.present import charts as plot
+from perflab.present.chart_inputs import ChartInputs
+from perflab.present.tables import Table, by_target_table, points_in_order
 from perflab.results import RunView
-from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import loadpoint
 from perflab.settings import Settings, setting
+from perflab.store import point
 
 
 class MemorySettings(Settings):

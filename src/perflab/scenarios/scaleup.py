@@ -8,10 +8,11 @@ worked is recorded and the others go on.
 from __future__ import annotations
 
 from perflab.errors import AppFailed, LabError
-from perflab.report.tables import Table, by_target_table
+from perflab.present.tables import Table, by_target_table
 from perflab.results import RunView
-from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.settings import Settings, setting
+from perflab.store import point
 
 
 class ScaleupSettings(Settings):

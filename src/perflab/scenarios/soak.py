@@ -28,13 +28,14 @@ from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance, mb
 from perflab.placements import KUBERNETES
-from perflab.report import charts as plot
-from perflab.report.chart_inputs import ChartInputs
-from perflab.report.tables import Table, by_target_table
+from perflab.present import charts as plot
+from perflab.present.chart_inputs import ChartInputs
+from perflab.present.tables import Table, by_target_table
 from perflab.results import RunView
-from perflab.scenario import NO_POINT, Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import drift, gclog, loadpoint
 from perflab.settings import Settings, setting
+from perflab.store import NO_POINT, point
 
 PERCENTILES = ("50", "90", "99", "99.9")
 MAX_SAMPLES = 20_000  # RSS samples over the whole soak, at most (and at least 1 a second)

@@ -16,12 +16,13 @@ import time
 from perflab import api_checks
 from perflab.errors import AppFailed, LabError
 from perflab.instance import mb
-from perflab.report import charts as plot
-from perflab.report.chart_inputs import ChartInputs
-from perflab.report.tables import Table, by_target_table
+from perflab.present import charts as plot
+from perflab.present.chart_inputs import ChartInputs
+from perflab.present.tables import Table, by_target_table
 from perflab.results import RunView
-from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.settings import Settings, setting
+from perflab.store import point
 
 COLD, WARM = point("cold", launch="cold"), point("warm", launch="warm")
 

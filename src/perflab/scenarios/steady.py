@@ -3,7 +3,7 @@
 Each launch: a fresh instance, ready, then for each point consecutive closed-loop intervals
 (interval_s each, one wrk run per interval, so every interval has its own throughput, errors and
 latency percentiles, and the app's CPU from its cgroup) - first a warm-up until the steady-state
-rule holds (perflab.steadystate: spread and trend of the last `window` intervals; for JVM modes
+rule holds (perflab.analysis.steadystate: spread and trend of the last `window` intervals; for JVM modes
 also the JIT's compile time per second) or warmup_max_s passes, then measurement until the throughput's 95 % confidence interval is within +-precision or
 measure_max_s passes. The window that was judged steady counts as measured. Every interval is
 written to the run's timeline file, warm-up included: the warm-up curve from launch is what JVM
@@ -37,19 +37,21 @@ from dataclasses import dataclass, field
 
 from pydantic import field_validator
 
-from perflab import dbstats, jvmstat, stats
+from perflab import dbstats, jvmstat
+from perflab.analysis import stats
+from perflab.analysis.steadystate import Rule, drift, judge, precision
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
+from perflab.present import timeline_charts
 from perflab.profiles import recording as profile
-from perflab.report import timeline_charts
-from perflab.scenario import Context, Estimate, LaunchResult, Phase, Point, Scenario, point
+from perflab.scenario import Context, Estimate, LaunchResult, Phase, Scenario
 from perflab.scenarios import intervals, startup
 from perflab.scenarios.startup import steady_feeds_startup
 from perflab.scenarios.steady_report import NOT_STEADY, launch_part, stability, tables
 from perflab.settings import Settings, setting
-from perflab.steadystate import Rule, drift, judge, precision
+from perflab.store import Point, point
 
 class SteadyPoint(Settings):
     path: str = setting("/fruits", "the path loaded")
@@ -115,7 +117,7 @@ def point_of(p: SteadyPoint) -> Point:
 def headline_point(points: list[SteadyPoint]) -> SteadyPoint | None:
     """The point whose throughput a launch gives the rounds and whose rate the open-loop point
     takes a fraction of: the first measured one at the most connections (as the report's
-    headline_cells reads them). Later points at as many connections are further request shapes
+    headline.cells reads them). Later points at as many connections are further request shapes
     on the warm launch; a point before it at fewer may be the JIT's warm-up."""
     measured = [p for p in points if p.measure]
     return max(measured, key=lambda p: p.connections) if measured else None

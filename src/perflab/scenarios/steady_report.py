@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from perflab.report.tables import Table, by_point_table, by_target_table, count_range, fmt_value, points_in_order
-from perflab.report.tables import label as metric_label
+from perflab import headline
+from perflab.present.tables import Table, by_point_table, by_target_table, count_range, fmt_value, points_in_order
+from perflab.present.tables import label as metric_label
 from perflab.results import Cell, RunView
 
 NOT_STEADY = "not steady"  # how the reason of a launch that never settled begins
@@ -156,20 +157,6 @@ STABLE_CV = 0.05  # launch-to-launch CV the headline throughput of a JVM app sho
 HEADLINE = ("rps", "latency_p50_ms", "latency_p99_ms", "time_to_steady_ms")
 
 
-def headline_cells(view: RunView) -> dict[str, Cell]:
-    """Each app/mode's closed-loop throughput at its most connections, the first such point when
-    several share that count (the others are further request shapes on the warm launch): the figure
-    compared across apps (a plan's first point at a few connections is also the JIT's warm-up)."""
-    best: dict[str, Cell] = {}
-    for c in view.find("steady", "rps"):
-        if c.params.get("open_loop"):
-            continue
-        held = best.get(c.target)
-        if held is None or (c.params.get("connections") or 0) > (held.params.get("connections") or 0):
-            best[c.target] = c
-    return best
-
-
 def stability(view: RunView) -> list[str]:
     """How stable each headline figure was across fresh launches: its CV, the launches behind it,
     whether each reached steady state, and for a miss its cause."""
@@ -180,7 +167,7 @@ def stability(view: RunView) -> list[str]:
              f"<= {STABLE_CV:.0%} for JVM apps; other modes are a reference):"]
     if on_cluster(view) and view.find("steady", "interval_gap_ms"):
         lines.append(f"  {CLUSTER_GAP}")
-    jvm = {t: view.runs_on_jvm(t) for t in dict.fromkeys(c.target for c in closed)}  # the target is for JVM apps
+    jvm = {t: headline.runs_on_jvm(view, t) for t in dict.fromkeys(c.target for c in closed)}  # the target is for JVM apps
     for c in closed:
         states = launch_states(view, c.target, c.point)
         intervals = _cell(view, c.target, c.point, "measured_intervals")
@@ -196,7 +183,7 @@ def stability(view: RunView) -> list[str]:
         gap = gap_line(view, c.target, c.point)
         if gap:
             lines.append(f"    {gap}")
-    by_target = headline_cells(view)
+    by_target = headline.cells(view)
     for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
         if a in by_target and b in by_target and by_target[b].summary.median > 0:
             ca, cb = by_target[a].summary, by_target[b].summary

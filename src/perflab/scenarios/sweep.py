@@ -11,16 +11,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from perflab import stats
+from perflab.analysis import stats
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
-from perflab.report import charts as plot, timeline_charts
-from perflab.report.chart_inputs import ChartInputs
-from perflab.report.tables import Table, by_point_table, ordered_targets, percentile_table, sweep_series
+from perflab.present import charts as plot, timeline_charts
+from perflab.present.chart_inputs import ChartInputs
+from perflab.present.tables import Table, by_point_table, ordered_targets, percentile_table, sweep_series
 from perflab.results import RunView
-from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import intervals, loadpoint
 from perflab.settings import Settings, setting
+from perflab.store import point
 from pydantic import field_validator
 
 

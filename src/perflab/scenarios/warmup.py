@@ -1,6 +1,6 @@
 """Warming an instance up to steady state before measuring it, by the steady scenario's rule
 instead of a fixed sleep: closed-loop one-second intervals until the last `window` of them are
-steady (perflab.steadystate.judge) and, for JVM modes, the JIT compiles less than its limit a
+steady (perflab.analysis.steadystate.judge) and, for JVM modes, the JIT compiles less than its limit a
 second (the steady scenario's JIT watch), or until a maximum. The settings are a table part that
 the capacity, efficiency and memneeds scenarios share. Every interval is kept as a timeline file of
 the scenario (perflab.scenarios.intervals), so the report can show how the warm-up went.
@@ -12,11 +12,11 @@ import time
 from dataclasses import dataclass
 
 from perflab import jvmstat
+from perflab.analysis.steadystate import Rule, judge
 from perflab.instance import Instance
 from perflab.scenario import Context
 from perflab.scenarios import intervals
 from perflab.settings import Settings, setting
-from perflab.steadystate import Rule, judge
 
 
 class WarmupSettings(Settings):

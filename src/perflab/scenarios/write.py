@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from perflab.apps import CONTRACT_API
 from perflab.placements import KUBERNETES
-from perflab.report import timeline_charts
-from perflab.report.tables import Table, by_point_table
+from perflab.present import timeline_charts
+from perflab.present.tables import Table, by_point_table
 from perflab.results import RunView
-from perflab.scenario import Context, Estimate, Phase, Scenario, point
+from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import intervals, loadpoint
 from perflab.settings import Settings, setting
+from perflab.store import point
 
 REQUESTS = (point("GET /data/{key}", method="GET", path="/data/{key}"),
             point("POST /data", method="POST", path="/data"))

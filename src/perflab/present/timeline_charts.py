@@ -4,18 +4,17 @@ JVM climbs for tens of seconds before it serves at its steady rate, a native bin
 its first interval. The x axis is linear seconds: the gap before the first interval is the
 start-up, and the length of the climb is what it costs.
 
-The charts share the page's layout, axes and marks with perflab.report.charts.
+The charts share the page's layout, axes and marks with perflab.present.charts.
 """
 
 from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from perflab.report.charts import (LINE_HEIGHT, PALETTE, Axis, Chart, _axis, _figure, _flag_traces,
-                                   spans_decades)
-from perflab.report.chart_inputs import ChartInputs
-from perflab.report.tables import fmt_value
-from perflab.report.timelines import TimelineRow, by_point
+from perflab.present.chart_inputs import ChartInputs
+from perflab.present.charts import LINE_HEIGHT, PALETTE, Axis, Chart, _axis, _figure, _flag_traces, spans_decades
+from perflab.present.tables import fmt_value
+from perflab.present.timelines import TimelineRow, by_point
 from perflab.results import RunView
 
 SCENARIO = "steady"

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perflab.report.tables import fmt_value
+from perflab.present.tables import TextTable, fmt_value
 from perflab.results import Cell, RunView
-from perflab.scenario import TextTable
 
-from .loops import DEV_MODE, DEVTOOLS, REBUILD
-from .roundtrip import EDITS, HELLO, MIXED_EDIT
-from .stream import BROKER_PATIENCE_S
+from perflab.devloop.loops import DEV_MODE, DEVTOOLS, REBUILD
+from perflab.devloop.roundtrip import EDITS, HELLO, MIXED_EDIT
+from perflab.devloop.stream import BROKER_PATIENCE_S
 
 SCENARIO = "devloop"
 # what the lab does itself on every loop before its own steps: the change and the save

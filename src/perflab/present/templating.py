@@ -7,7 +7,7 @@ from functools import cache
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from perflab.report.tables import SERIOUS_FLAGS, flag_help, fmt_value, spread_text
+from perflab.present.tables import SERIOUS_FLAGS, flag_help, fmt_value, spread_text
 from perflab.results import Cell
 
 FLAG_BADGE = {"noisy": "noisy", "driver-bound": "driver-bound", "errors": "errors", "no-responses": "no responses",
@@ -16,7 +16,7 @@ FLAG_BADGE = {"noisy": "noisy", "driver-bound": "driver-bound", "errors": "error
 
 @cache
 def templates() -> Environment:
-    env = Environment(loader=PackageLoader("perflab.report", "templates"), autoescape=True, trim_blocks=True,
+    env = Environment(loader=PackageLoader("perflab.present", "templates"), autoescape=True, trim_blocks=True,
                       lstrip_blocks=True, undefined=StrictUndefined)
     env.globals["cell_view"] = cell_view
     return env

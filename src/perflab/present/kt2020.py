@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perflab.report.published import claims as published
-from perflab.report.tables import Table, fmt_published, fmt_ratio
+from perflab.present.published import claims as published
+from perflab.present.tables import Table, fmt_published, fmt_ratio
 from perflab.results import Cell, RunView
 
 SCENARIO = "kt2020load"

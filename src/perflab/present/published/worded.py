@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from perflab.report.published.claims import LAB20_1_3_TABLE, PUBLISHED_SAVINGS, STUDIES, claim
+from perflab.present.published.claims import LAB20_1_3_TABLE, PUBLISHED_SAVINGS, STUDIES, claim
 
 RATIO = "ratio"
 

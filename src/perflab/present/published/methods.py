@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from perflab import apps
-from perflab.devloop import claims as devloop_claims
 from perflab.errors import LabError
-from perflab.report.published.claims import STUDIES, target_of
+from perflab.present.published import devloop_claims
+from perflab.present.published.claims import STUDIES, target_of
 
 
 NOT_STATED = "not stated"  # a setting the study does not state: whatever the plan chose is declared

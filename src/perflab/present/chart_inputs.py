@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from perflab.report.timelines import TimelineRow
+from perflab.present.timelines import TimelineRow
 
 
 @dataclass(frozen=True)

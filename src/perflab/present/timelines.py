@@ -1,7 +1,7 @@
 """Per-interval timelines of fresh launches (the `steady` scenario's "timeline" files): one CSV per
 launch, one row per interval of load, from the first interval after readiness through the warm-up
 to the end of the measurement. This module reads them; the charts drawn from them are in
-perflab.report.timeline_charts.
+perflab.present.timeline_charts.
 
 A file is read whole or not at all: a missing column, a row that does not parse or a file without
 a single interval raises `MalformedTimeline` naming the line, so a report can leave the file out

@@ -11,7 +11,7 @@ with its reason; one whose peak RSS filled the container says so (for a JVM mode
 the heap ran out, not the heap: the plan's jvm_overhead_mb is too small for that app).
 
 Each step's throughput comes with its noise: the 95 % confidence interval of the mean of its 1 s
-intervals (perflab.steadystate.precision, corrected for correlated intervals). The line a step must
+intervals (perflab.analysis.steadystate.precision, corrected for correlated intervals). The line a step must
 reach is keep x the best step's throughput, itself measured with noise, so a step is near the line
 when the line lies within the two intervals combined (sqrt(own^2 + (keep x best's)^2)): another
 measurement could turn its verdict. The needed memory is within noise when the step chosen or the

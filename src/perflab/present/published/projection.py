@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from perflab.report.published import attributes
-from perflab.report.published.claims import RT2019_BUDGET_MB, claim
-from perflab.report.published.curves import peak
+from perflab.present.published import attributes
+from perflab.present.published.claims import RT2019_BUDGET_MB, claim
+from perflab.present.published.curves import peak
 
 
 @dataclass(frozen=True)

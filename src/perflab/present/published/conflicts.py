@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from statistics import median
 from typing import Callable
 
-from perflab.report.published import attributes
-from perflab.report.published.claims import (LAB20_1_3_LABELS, LAB20_1_3_TABLE, LAB20_3_2_GO_RUNS, KT2020_POST, claim)
-from perflab.report.published.curves import RT2019_LABELS, peak, rt2019_column
-from perflab.report.published.projection import printed as printed_projection
+from perflab.present.published import attributes
+from perflab.present.published.claims import LAB20_1_3_LABELS, LAB20_1_3_TABLE, LAB20_3_2_GO_RUNS, KT2020_POST, claim
+from perflab.present.published.curves import RT2019_LABELS, peak, rt2019_column
+from perflab.present.published.projection import printed as printed_projection
 
 
 @dataclass(frozen=True)

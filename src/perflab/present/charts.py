@@ -23,9 +23,9 @@ import plotly.graph_objects as go
 import plotly.offline
 from plotly.subplots import make_subplots
 
-from perflab.report.published.claims import target_of
-from perflab.report.published.curves import curves
-from perflab.report.tables import PERCENTILES, fmt_value, points_in_order, sweep_series
+from perflab.present.published.claims import target_of
+from perflab.present.published.curves import curves
+from perflab.present.tables import PERCENTILES, fmt_value, points_in_order, sweep_series
 from perflab.results import Cell, RunView
 
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#444444", "#B8860B"]

@@ -40,6 +40,18 @@ FLAG_HELP = {
 SERIOUS_FLAGS = {"driver-bound", "load-side-bound", "errors", "no-responses", "instance-lost", "crashed", "interrupted"}
 
 
+@dataclass(frozen=True)
+class TextTable:
+    """A table of words rather than measured cells (e.g. a study's steps beside the measured
+    ones, by name): the summary and the report lay it out as given."""
+
+    key: str
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    note: str = ""
+
+
 def flag_help(flag: str) -> str:
     """What a flag means; flags of later scenarios (e.g. lower-bound, drift-*) explain themselves."""
     return FLAG_HELP.get(flag, flag.replace("-", " "))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perflab.report.published.claims import CLAIMS, LAB20_1_3_LABELS, LAB20_1_3_TABLE
+from perflab.present.published.claims import CLAIMS, LAB20_1_3_LABELS, LAB20_1_3_TABLE
 
 RT2019_LABELS = ("Thorntail", "Q-native", "Q-JVM")  # the tables' column order
 

@@ -9,13 +9,12 @@ import re
 import time
 from pathlib import Path
 
+from perflab.apps import libraries
+from perflab.apps.building import build as build_app
+from perflab.apps.descriptors import get
+from perflab.apps.versions import SEPARATOR, is_version, release_key, split_name, versions_dir
 from perflab.errors import LabError
 from perflab.paths import work_dir
-
-from . import libraries
-from .building import build as build_app
-from .descriptors import get
-from .versions import SEPARATOR, is_version, release_key, split_name, versions_dir
 
 
 def _outcome_path(name: str) -> Path:
