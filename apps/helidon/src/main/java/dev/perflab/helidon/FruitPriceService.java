@@ -104,7 +104,7 @@ final class FruitPriceService implements HttpService {
             prices.put(fruit.id(), new ArrayList<>());
         }
         if (!fruits.isEmpty()) {
-            Array ids = c.createArrayOf("bigint", prices.keySet().toArray());
+            Array ids = c.createArrayOf("bigint", prices.keySet().toArray(new Long[0]));
             try (PreparedStatement ps = c.prepareStatement(PRICES)) {
                 ps.setArray(1, ids);
                 try (ResultSet rs = ps.executeQuery()) {
