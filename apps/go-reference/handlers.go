@@ -40,6 +40,9 @@ func (s *server) routes() http.Handler {
 	route(mux, "/fruits", methods{"GET": s.listFruits, "POST": s.createFruit})
 	route(mux, "/fruits/{id}", methods{"GET": s.getFruit, "PUT": s.updateFruit, "DELETE": s.deleteFruit})
 	route(mux, "/todos", methods{"GET": s.listTodos})
+	route(mux, "/fruit-prices", methods{"GET": s.listFruitPrices})
+	route(mux, "/fruit-prices/{name}", methods{"GET": s.getFruitPrices})
+	route(mux, "/fruit-prices-joined", methods{"GET": s.listFruitPricesJoined})
 	route(mux, "/data", methods{"POST": s.createData})
 	route(mux, "/data/{key}", methods{"GET": s.getData})
 	route(mux, "/health/live", methods{"GET": s.live})
@@ -147,6 +150,42 @@ func (s *server) listTodos(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, todos)
+}
+
+func (s *server) listFruitPrices(w http.ResponseWriter, r *http.Request) {
+	fruits, err := s.store.pricedFruits(r.Context())
+	if err != nil {
+		serverError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, fruits)
+}
+
+func (s *server) getFruitPrices(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	// A name POST /fruits would refuse cannot exist (see getData).
+	if validate("name", name, maxFruitName) != nil {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("fruit %q not found", name))
+		return
+	}
+	fruit, err := s.store.pricedFruit(r.Context(), name)
+	switch {
+	case errors.Is(err, errNotFound):
+		writeError(w, http.StatusNotFound, fmt.Sprintf("fruit %q not found", name))
+	case err != nil:
+		serverError(w, err)
+	default:
+		writeJSON(w, http.StatusOK, fruit)
+	}
+}
+
+func (s *server) listFruitPricesJoined(w http.ResponseWriter, r *http.Request) {
+	fruits, err := s.store.pricedFruitsJoined(r.Context())
+	if err != nil {
+		serverError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, fruits)
 }
 
 func (s *server) getData(w http.ResponseWriter, r *http.Request) {

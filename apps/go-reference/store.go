@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -37,6 +38,34 @@ type Todo struct {
 	Order      int32      `json:"order"`
 	User       User       `json:"user"`
 	Categories []Category `json:"categories"`
+}
+
+// PricedFruit is a fruit with its prices per store; StorePrices is never nil, so a fruit sold
+// nowhere is written with an empty list.
+type PricedFruit struct {
+	ID          int64        `json:"id"`
+	Name        string       `json:"name"`
+	StorePrices []StorePrice `json:"storePrices"`
+}
+
+// StorePrice is a price in one store. NUMERIC(10,2) is scanned into pgtype.Numeric, which writes
+// itself as a JSON number with the column's decimals.
+type StorePrice struct {
+	Price pgtype.Numeric `json:"price"`
+	Store Store          `json:"store"`
+}
+
+type Store struct {
+	ID       int64   `json:"id"`
+	Name     string  `json:"name"`
+	Currency string  `json:"currency"`
+	Address  Address `json:"address"`
+}
+
+type Address struct {
+	Address string `json:"address"`
+	City    string `json:"city"`
+	Country string `json:"country"`
 }
 
 type DataObject struct {
@@ -123,6 +152,130 @@ func (s *store) todos(ctx context.Context) ([]Todo, error) {
 		}
 	}
 	return todos, rows.Err()
+}
+
+// pricedFruits loads the fruits, then the prices of those fruits with their stores: two queries,
+// each on its own (no transaction), like the other reads.
+func (s *store) pricedFruits(ctx context.Context) ([]PricedFruit, error) {
+	rows, _ := s.db.Query(ctx, "SELECT id, name FROM fruits ORDER BY name")
+	fruits, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Fruit])
+	if err != nil {
+		return nil, err
+	}
+	return s.withPrices(ctx, fruits)
+}
+
+// pricedFruit loads one fruit by name, then its prices with their stores: two queries.
+func (s *store) pricedFruit(ctx context.Context, name string) (PricedFruit, error) {
+	var f Fruit
+	err := s.db.QueryRow(ctx, "SELECT id, name FROM fruits WHERE name = $1", name).Scan(&f.ID, &f.Name)
+	if err != nil {
+		return PricedFruit{}, dbError(err)
+	}
+	priced, err := s.withPrices(ctx, []Fruit{f})
+	if err != nil {
+		return PricedFruit{}, err
+	}
+	return priced[0], nil
+}
+
+// fruitPrice is a row of the prices query: the fruit a price belongs to, and the price.
+type fruitPrice struct {
+	fruitID int64
+	StorePrice
+}
+
+func (s *store) withPrices(ctx context.Context, fruits []Fruit) ([]PricedFruit, error) {
+	if len(fruits) == 0 {
+		return []PricedFruit{}, nil
+	}
+	ids := make([]int64, len(fruits))
+	for i, f := range fruits {
+		ids[i] = f.ID
+	}
+	rows, _ := s.db.Query(ctx, `
+		SELECT p.fruit_id, p.price, s.id, s.name, s.currency, s.address, s.city, s.country
+		FROM store_fruit_prices p
+		JOIN stores s ON s.id = p.store_id
+		WHERE p.fruit_id = ANY($1)`, ids)
+	prices, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (fruitPrice, error) {
+		var p fruitPrice
+		err := row.Scan(&p.fruitID, &p.Price, &p.Store.ID, &p.Store.Name, &p.Store.Currency,
+			&p.Store.Address.Address, &p.Store.Address.City, &p.Store.Address.Country)
+		return p, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return attachPrices(fruits, prices), nil
+}
+
+// attachPrices gives each fruit its prices, in the fruits' order.
+func attachPrices(fruits []Fruit, prices []fruitPrice) []PricedFruit {
+	priced := make([]PricedFruit, len(fruits))
+	index := make(map[int64]int, len(fruits))
+	for i, f := range fruits {
+		priced[i] = PricedFruit{ID: f.ID, Name: f.Name, StorePrices: []StorePrice{}}
+		index[f.ID] = i
+	}
+	for _, p := range prices {
+		if i, ok := index[p.fruitID]; ok {
+			priced[i].StorePrices = append(priced[i].StorePrices, p.StorePrice)
+		}
+	}
+	return priced
+}
+
+// joinedRow is a row of the joined query: a fruit, and one of its prices or none (nil).
+type joinedRow struct {
+	fruit Fruit
+	price *StorePrice
+}
+
+// pricedFruitsJoined loads fruits, prices and stores in one query with left joins, in one
+// read-only transaction.
+func (s *store) pricedFruitsJoined(ctx context.Context) ([]PricedFruit, error) {
+	var fruits []PricedFruit
+	err := pgx.BeginTxFunc(ctx, s.db, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, `
+			SELECT f.id, f.name, p.price, s.id, s.name, s.currency, s.address, s.city, s.country
+			FROM fruits f
+			LEFT JOIN store_fruit_prices p ON p.fruit_id = f.id
+			LEFT JOIN stores s ON s.id = p.store_id
+			ORDER BY f.name`)
+		joined, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (joinedRow, error) {
+			var r joinedRow
+			var p StorePrice
+			var storeID pgtype.Int8
+			var name, currency, address, city, country pgtype.Text
+			err := row.Scan(&r.fruit.ID, &r.fruit.Name, &p.Price, &storeID, &name, &currency, &address, &city, &country)
+			if err == nil && p.Price.Valid {
+				p.Store = Store{ID: storeID.Int64, Name: name.String, Currency: currency.String,
+					Address: Address{Address: address.String, City: city.String, Country: country.String}}
+				r.price = &p
+			}
+			return r, err
+		})
+		fruits = foldJoined(joined)
+		return err
+	})
+	return fruits, err
+}
+
+// foldJoined folds the flat rows into fruits with their prices. Rows of one fruit are adjacent
+// thanks to the ORDER BY on the unique name.
+func foldJoined(rows []joinedRow) []PricedFruit {
+	fruits := []PricedFruit{}
+	for _, r := range rows {
+		if n := len(fruits); n == 0 || fruits[n-1].ID != r.fruit.ID {
+			fruits = append(fruits, PricedFruit{ID: r.fruit.ID, Name: r.fruit.Name, StorePrices: []StorePrice{}})
+		}
+		if r.price != nil {
+			last := &fruits[len(fruits)-1]
+			last.StorePrices = append(last.StorePrices, *r.price)
+		}
+	}
+	return fruits
 }
 
 func (s *store) data(ctx context.Context, key string) (DataObject, error) {

@@ -39,7 +39,19 @@ final class Database {
 
     /** Runs work in one transaction: committed when it returns, rolled back when it throws. */
     static <T> T inTransaction(javax.sql.DataSource dataSource, Work<T> work) {
+        return transaction(dataSource, false, work);
+    }
+
+    /** As inTransaction, in a read-only transaction (the driver begins it with BEGIN READ ONLY). */
+    static <T> T inReadOnlyTransaction(javax.sql.DataSource dataSource, Work<T> work) {
+        return transaction(dataSource, true, work);
+    }
+
+    private static <T> T transaction(javax.sql.DataSource dataSource, boolean readOnly, Work<T> work) {
         try (Connection connection = dataSource.getConnection()) {
+            if (readOnly) {
+                connection.setReadOnly(true);
+            }
             connection.setAutoCommit(false);
             try {
                 T result = work.run(connection);
@@ -50,6 +62,9 @@ final class Database {
                 throw e;
             } finally {
                 connection.setAutoCommit(true);
+                if (readOnly) {
+                    connection.setReadOnly(false);
+                }
             }
         } catch (SQLException e) {
             throw new DatabaseException(e);

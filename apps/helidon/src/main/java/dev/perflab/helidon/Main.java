@@ -72,8 +72,11 @@ public final class Main {
 
     static void routing(HttpRouting.Builder routing, HikariDataSource dataSource, String mode) {
         Errors.register(routing);
+        FruitPriceService fruitPrices = new FruitPriceService(dataSource);
         routing.register("/hello", new HelloService(mode))
                 .register("/fruits", new FruitService(dataSource))
+                .register("/fruit-prices-joined", fruitPrices::joinedRouting)
+                .register("/fruit-prices", fruitPrices)
                 .register("/todos", new TodoService(dataSource))
                 .register("/data", new DataService(dataSource))
                 .register("/health", new HealthService(dataSource))
