@@ -23,7 +23,7 @@ public class ReactiveApiSwitch {
     }
 
     private static final String PREFIX = "/reactive";
-    private static final Pattern CONTRACT_PATHS = Pattern.compile("/(hello|fruits|todos|data)(/.*)?");
+    private static final Pattern CONTRACT_PATHS = Pattern.compile("/(hello|fruits|fruit-prices|fruit-prices-joined|todos|data)(/.*)?");
 
     @ConfigProperty(name = "perflab.api")
     Api api;

@@ -10,4 +10,6 @@ public interface FruitRepository extends ReactiveCrudRepository<Fruit, Long> {
     Flux<Fruit> findAllByOrderByNameAsc();
 
     Mono<Boolean> existsByName(String name);
+
+    Mono<Fruit> findByName(String name);
 }
