@@ -157,8 +157,7 @@ func (s *store) todos(ctx context.Context) ([]Todo, error) {
 // pricedFruits loads the fruits, then the prices of those fruits with their stores: two queries,
 // each on its own (no transaction), like the other reads.
 func (s *store) pricedFruits(ctx context.Context) ([]PricedFruit, error) {
-	rows, _ := s.db.Query(ctx, "SELECT id, name FROM fruits ORDER BY name")
-	fruits, err := pgx.CollectRows(rows, pgx.RowToStructByPos[Fruit])
+	fruits, err := s.fruits(ctx)
 	if err != nil {
 		return nil, err
 	}
