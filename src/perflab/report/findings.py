@@ -297,6 +297,14 @@ def other_sql_figure(view: RunView, a: Cell, b: Cell) -> str:
     return ""
 
 
+def _throughput(view: RunView, a: Cell, b: Cell, target: float, *, pooled: bool = False) -> RatioFinding:
+    """The throughput ratio at the two cells' point, with the two apps' SQL work beside it."""
+    found = _ratio(view, f"throughput at {a.params.get('path')} c={a.params.get('connections')}", a, b, target,
+                   pooled=pooled)
+    found.sql = sql_parity(view, a, b)
+    return found
+
+
 def ratio_findings(view: RunView) -> list[RatioFinding]:
     steady = headline.cells(view)
     shapes = headline.shape_cells(view)
@@ -305,19 +313,14 @@ def ratio_findings(view: RunView) -> list[RatioFinding]:
     out = []
     for a, b in headline.of_run(view, targets):
         if a in steady and b in steady:
-            c = steady[a]
-            out.append(_ratio(view, f"throughput at {c.params.get('path')} c={c.params.get('connections')}",
-                              steady[a], steady[b], target, pooled=True))
-            out[-1].sql = sql_parity(view, steady[a], steady[b])
+            out.append(_throughput(view, steady[a], steady[b], target, pooled=True))
             # the other request shapes on the same launches: each its own ratio, with each app's SQL
             # work per request beside it (which part of a ratio is different database work)
-            for cells in shapes.values():
-                if a in cells and b in cells:
-                    c = cells[a]
-                    out.append(_ratio(view, f"throughput at {c.params.get('path')} c={c.params.get('connections')}",
-                                      cells[a], cells[b], target))
-                    parity = sql_parity(view, cells[a], cells[b])
-                    out[-1].sql = "; ".join(x for x in (parity, other_sql_figure(view, cells[a], cells[b])) if x)
+            for at_point in shapes.values():
+                if a in at_point and b in at_point:
+                    out.append(_throughput(view, at_point[a], at_point[b], target))
+                    out[-1].sql = "; ".join(x for x in (out[-1].sql, other_sql_figure(view, at_point[a], at_point[b]))
+                                            if x)
         for metric, what in (("ttfr_ms", "time to first response (warm)"),
                              ("rss_after_first_mb", "RSS after the first response (warm)")):
             cells = _startup_cells(view, metric)

@@ -506,7 +506,6 @@ def launch(ctx: Context, launch: int) -> LaunchResult | None:
     rows: list[list] = []
     headline = headline_point(cfg.points)
     result: LaunchResult | None = None
-    headline_rps = 0.0
     try:
         if _feeds_startup(ctx):
             _startup_figures(ctx, inst, launch)
@@ -523,9 +522,8 @@ def launch(ctx: Context, launch: int) -> LaunchResult | None:
                 first = run.measured[0] if run.measured else None
                 result = LaunchResult(got, tuple(i.result.rps for i in run.measured),
                                       first.t_s - first.result.duration_s if first else 0.0)
-                headline_rps = got
-        if cfg.open_loop_fraction > 0 and headline is not None and headline_rps > 0:
-            rows += _open_loop(ctx, inst, headline, headline_rps, launch)
+        if cfg.open_loop_fraction > 0 and headline is not None and result is not None and result.value:
+            rows += _open_loop(ctx, inst, headline, result.value, launch)
         inst.check_alive()
     finally:
         inst.stop()
