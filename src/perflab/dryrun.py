@@ -1,7 +1,7 @@
 """The cost of a run before it starts: what runs (app/modes, scenarios, launches and rounds), what
 cannot run here and why, and how long each app/mode and scenario is expected to take, with a total.
 
-The steps are the runner's own (runner.target_steps, build_steps, round_steps: the list the run and
+The steps are the run's own (perflab.schedule: target_steps, build_steps, round_steps: the list the run and
 its progress display walk). A step is expected to take what it took in this machine's earlier
 complete runs of the same plan and method (their median, the same record the progress display
 starts from); a step without such a record takes the plan's estimate times this machine's pace for
@@ -20,12 +20,14 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
-from perflab import environment, headline, isolate, preflight, rounds, run_history, runner
+from perflab import environment, headline, isolate, preflight, rounds, run_history, schedule
 from perflab.errors import LabError
 from perflab.migrate import open_store
 from perflab.progress import Step, fmt_duration, step_kind
 from perflab.settings import Plan
+from perflab.sites.local import topology
 from perflab.store import Store, method_hash
+from perflab.targets import Target, select_targets
 
 DEFAULT_MAX_HOURS = 4.0  # a working day's run on 2 cores; above it a run asks first
 # a build's time when it was never built here (the lab's JVM builds take 1-4 minutes on 2 cores, a native image ~15)
@@ -82,18 +84,18 @@ class Cost:
         return sum(p.seconds for p in parts if p.measured) / total if total else 0.0
 
 
-def plan_method(plan: Plan, targets: list[runner.Target]) -> str:
+def plan_method(plan: Plan, targets: list[Target]) -> str:
     """The method hash this machine's run of the plan would have, found without installing or building."""
     setup = isolate.detect_cgroups()
     frameworks = {t.app.name: f"{t.app.framework} {t.app.framework_version}" for t in targets}
-    env = environment.for_run(frameworks, setup, runner._topology(plan), preflight.planned_jdks(plan, targets))
+    env = environment.for_run(frameworks, setup, topology(plan), preflight.planned_jdks(plan, targets))
     return method_hash(plan.data, env)
 
 
-def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str,
+def estimate(plan: Plan, targets: list[Target], store: Store, method: str,
              done: set[str] = frozenset()) -> Cost:
     """The plan's cost on this machine; `done`: steps a resumed run finished already."""
-    runner.recall(store, targets)  # as the runner does: launches take what they took here
+    schedule.recall(store, targets)  # as the runner does: launches take what they took here
     earlier = store.step_durations(plan.name, method)
     paces = store.paces()
     used: dict[str, float] = {}
@@ -110,25 +112,25 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
         return Part(step.label, step.estimate_s * paces.get(kind, 1.0), False)
 
     keys = list(dict.fromkeys(t.app.for_mode(t.mode).build_key for t in targets if not t.unavailable))
-    builds = [part(s) for s in runner.build_steps(plan, keys) if s.label not in done]
+    builds = [part(s) for s in schedule.build_steps(plan, keys) if s.label not in done]
     builds += [Part(f"{v.build_key} build", FIRST_BUILD_S[not v.build_key.endswith("native")], False)
                for v in preflight.builds_to_do(targets)]
     costs = []
     for t in targets:
         cost = TargetCost(t.label, t.unavailable.removeprefix("unavailable: "))
         if not t.unavailable:
-            cost.parts = [part(s) for s in runner.target_steps(plan, t) if s.label not in done]
+            cost.parts = [part(s) for s in schedule.target_steps(plan, t) if s.label not in done]
             cost.skipped = [(sc.name, sc.applies_why or "does not apply to this app")
-                            for sc in runner.not_applicable(plan, t)]
+                            for sc in schedule.not_applicable(plan, t)]
             cost.elsewhere = sorted(t.elsewhere.items())
-            cost.round_launches = runner.launches_in_rounds(plan, targets, t)
+            cost.round_launches = schedule.launches_in_rounds(plan, targets, t)
         costs.append(cost)
-    rounds = runner.planned_rounds(plan, targets)
-    chasing = runner.chases_precision(plan, targets)
+    rounds = schedule.planned_rounds(plan, targets)
+    chasing = schedule.chases_precision(plan, targets)
     # the unsettled case from what the launches took: an earlier run whose ratios settled launched
     # steady in fewer rounds, so its rounds' durations would estimate the settled case instead
     round_parts = [part(s, recall=not (chasing and s.measured))
-                   for s in runner.round_steps(plan, targets, 1, rounds) if s.label not in done]
+                   for s in schedule.round_steps(plan, targets, 1, rounds) if s.label not in done]
     settings = plan.settings("rounds")
     # max_rounds counts them all; a target of 0 adds none (the plan's launches only)
     extra = max(0, settings.max_rounds - rounds) if rounds and settings.target > 0 else 0
@@ -148,7 +150,7 @@ def estimate(plan: Plan, targets: list[runner.Target], store: Store, method: str
     return cost
 
 
-def _headline_round_fits(plan: Plan, targets: list[runner.Target], cost: Cost, round_parts: list[Part]) -> int | None:
+def _headline_round_fits(plan: Plan, targets: list[Target], cost: Cost, round_parts: list[Part]) -> int | None:
     """How many rounds in all the run can reach within its budget and max_rounds: the planned ones,
     then rounds of the headline app/modes alone, each costing their share of a planned round (by the
     plan's launch estimates). None without a budget."""
@@ -156,8 +158,8 @@ def _headline_round_fits(plan: Plan, targets: list[runner.Target], cost: Cost, r
     if cfg.budget_min <= 0 or not round_parts:
         return None
     able = [t for t in targets if not t.unavailable]
-    chasing = runner.chasing_labels(plan, targets)
-    share = {t.label: sum(runner.launch_estimate_s(plan, t, sc) for sc in runner.round_scenarios(plan, t)) for t in able}
+    chasing = schedule.chasing_labels(plan, targets)
+    share = {t.label: sum(schedule.launch_estimate_s(plan, t, sc) for sc in schedule.round_scenarios(plan, t)) for t in able}
     whole = sum(share.values())
     per_round = sum(p.seconds for p in round_parts) / len(round_parts)
     per_headline = per_round * (sum(v for k, v in share.items() if k in chasing) / whole if whole else 1.0)
@@ -166,7 +168,7 @@ def _headline_round_fits(plan: Plan, targets: list[runner.Target], cost: Cost, r
     return min(cfg.max_rounds, cost.rounds + extra)
 
 
-def settling_lines(plan: Plan, targets: list[runner.Target], store: Store, method: str,
+def settling_lines(plan: Plan, targets: list[Target], store: Store, method: str,
                    fits: int | None = None) -> list[str]:
     """How each headline ratio's rounds are planned: from the spread earlier runs of this plan and
     method on this machine measured (pooled, Kalibera and Jones), or, without them, the sequential
@@ -294,7 +296,7 @@ def before_run(plan: Plan, apps_root, *, dry_run: bool, limit_h: float | None, y
     if plan["placement"]["kind"] == "kubernetes":
         say(f"plan {plan.name}: no estimate for runs on Kubernetes")
         return not dry_run
-    targets = runner.select_targets(plan, apps_root)
+    targets = select_targets(plan, apps_root)
     cost = estimate(plan, targets, open_store(), plan_method(plan, targets), done)
     say(render(cost, short=not dry_run))
     if dry_run:

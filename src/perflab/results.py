@@ -85,7 +85,7 @@ def _cell_key(c: Cell) -> tuple[str, str, str, str, str]:
     return (c.app, c.mode, c.scenario, c.point, c.metric)
 
 
-ROUND_SCENARIOS = ("steady", "startup")  # the scenarios whose launches run in rounds (runner.round_scenarios)
+ROUND_SCENARIOS = ("steady", "startup")  # the scenarios whose launches run in rounds (schedule.round_scenarios)
 
 
 @dataclass

@@ -277,7 +277,7 @@ class Store:
         self.db.execute("UPDATE runs SET environment_json=? WHERE id=?", (json.dumps(environment), run_id))
 
     def save_rounds(self, run_id: str, record: dict) -> None:
-        """A run's launch rounds as they stand (perflab.runner): the record's run-wide facts into
+        """A run's launch rounds as they stand (perflab.round_loop): the record's run-wide facts into
         `rounds`, and each launch of its rounds' orders, with what it gave once it ended, into
         `launches`. Written whole, in one transaction, each time the rounds move on."""
         self.db.execute("BEGIN IMMEDIATE")

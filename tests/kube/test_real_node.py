@@ -244,7 +244,7 @@ def test_a_fault_of_the_labs_own_mid_run_is_stored_as_failed_and_leaves_nothing(
         assert _left_on_cluster(plane.kubeconfig)[0], "the run's namespace should exist by now"
         raise RuntimeError("injected fault")
 
-    monkeypatch.setattr(runner, "_run_target", fault)
+    monkeypatch.setattr(runner, "run_target", fault)
     path = tmp_path / "fault.toml"
     path.write_text(_startup_only(url, runs=2))
     with pytest.raises(RuntimeError, match="injected fault"):

@@ -1,4 +1,4 @@
-"""The lab's private H2 over TCP (perflab.h2, runner.provision_h2): it starts, answers on
+"""The lab's private H2 over TCP (perflab.h2, local_site.provision_h2): it starts, answers on
 127.0.0.1 only, holds the seed row, and leaves no process and no folder behind, after a normal
 end, after Ctrl-C, and after a lab killed without cleaning up."""
 
@@ -14,6 +14,7 @@ import pytest
 from perflab import h2, isolate, procs, runner
 from perflab.apps import load_descriptor
 from perflab.paths import apps_dir
+from perflab.sites import local as local_site
 
 
 def _address(hex_address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
@@ -103,7 +104,7 @@ def test_ctrl_c_inside_the_run_stops_the_server(workdir):
     setup = isolate.detect_cgroups()
     seen = {}
     with pytest.raises(KeyboardInterrupt):
-        with runner.provision_h2("h2-test", [target], topology, setup, lambda _: None) as server:
+        with local_site.provision_h2("h2-test", [target], topology, setup, lambda _: None) as server:
             seen.update(pid=server.pid, dir=server.dir, port=server.conn.port)
             assert procs.port_in_use(server.conn.port)
             raise KeyboardInterrupt
@@ -114,7 +115,7 @@ def test_ctrl_c_inside_the_run_stops_the_server(workdir):
 
 def test_no_server_when_no_app_uses_h2(workdir):
     target = runner.Target(load_descriptor(apps_dir() / "quarkus" / "perflab.toml"), "jvm")
-    with runner.provision_h2("h2-test", [target], isolate.plan_topology(app_cpus=1), isolate.detect_cgroups(),
+    with local_site.provision_h2("h2-test", [target], isolate.plan_topology(app_cpus=1), isolate.detect_cgroups(),
                              lambda _: None) as server:
         assert server is None
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from perflab import postgres, store
+from perflab import postgres, store, target_run
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT
 from tests.lab.test_runner_robustness import _standin_pids as processes_in  # those working in a folder
@@ -173,7 +173,7 @@ def test_an_apps_database_starts_from_its_seed_each_time_and_a_bad_file_is_named
 
 
 def test_an_app_on_h2_leaves_the_labs_postgresql_as_it_is(workdir, database):
-    from perflab import apps, runner
+    from perflab import apps
     from perflab.paths import apps_dir
     from tests.lab.scenario_lab import make_lab
 
@@ -186,9 +186,9 @@ def test_an_app_on_h2_leaves_the_labs_postgresql_as_it_is(workdir, database):
 
     postgres.run_sql(conn, "UPDATE fruits SET name = 'changed' WHERE id = 1")
     try:
-        runner._prepare_database(lab, found["kt2020-quarkus"])  # H2: the contract is not reloaded
+        target_run.prepare_database(lab, found["kt2020-quarkus"])  # H2: the contract is not reloaded
         assert first_fruit() == "changed" and lab.app_dbs == {}
-        runner._prepare_database(lab, found["quarkus"])  # PostgreSQL: the contract's seed again
+        target_run.prepare_database(lab, found["quarkus"])  # PostgreSQL: the contract's seed again
         assert first_fruit() == "Cherry"
     finally:
         postgres.load_contract(conn)

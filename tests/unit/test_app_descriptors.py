@@ -62,7 +62,7 @@ def test_unknown_mode_lists_the_modes(tmp_path):
 
 def test_all_selects_only_the_apps_that_serve_the_contract(tmp_path):
     from perflab import plan as plans
-    from perflab.runner import select_targets
+    from perflab.targets import select_targets
     write_standin_app(tmp_path, "contract-app")
     own = write_standin_app(tmp_path, "own-api-app")
     desc = own / "perflab.toml"
@@ -76,7 +76,7 @@ def test_all_selects_only_the_apps_that_serve_the_contract(tmp_path):
 
 def test_skip_apps_leaves_an_app_out_of_all_and_must_name_a_known_app(tmp_path):
     from perflab import plan as plans
-    from perflab.runner import select_targets
+    from perflab.targets import select_targets
     for name in ("first", "variant", "third"):
         write_standin_app(tmp_path, name)
     known = ["first", "variant", "third"]
@@ -96,7 +96,8 @@ def test_api_must_be_a_name(tmp_path):
 
 def test_a_scenario_that_sends_the_contract_requests_is_skipped_for_an_own_api(tmp_path):
     from perflab import plan as plans
-    from perflab.runner import not_applicable, select_targets, target_scenarios
+    from perflab.schedule import not_applicable, target_scenarios
+    from perflab.targets import select_targets
     write_standin_app(tmp_path, "contract-app")
     own = write_standin_app(tmp_path, "own-api-app")
     (own / "perflab.toml").write_text('api = "study"\n' + (own / "perflab.toml").read_text())

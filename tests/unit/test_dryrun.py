@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from perflab import dryrun, plan, run_history, runner
+from perflab import dryrun, plan, round_loop, run_history, runner, schedule
 from perflab.analysis import ratios_ci
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT
@@ -37,7 +37,7 @@ def _record(st: Store, data: dict, took: dict[str, tuple[float, float]], status:
 def test_earlier_steps_of_the_same_method_are_used_and_the_rest_run_at_this_machines_pace_for_their_kind(store):
     rt = plan.load("rt2019")  # a plan with many kinds of step
     targets = runner.select_targets(rt)
-    steps = [s for t in targets if not t.unavailable for s in runner.target_steps(rt, t) if s.estimate_s > 0]
+    steps = [s for t in targets if not t.unavailable for s in schedule.target_steps(rt, t) if s.estimate_s > 0]
     first = steps[0]
     paced = next(s for s in steps[1:] if step_kind(s.label) != step_kind(first.label))
     unpaced = next(s for s in steps if step_kind(s.label) not in (step_kind(first.label), step_kind(paced.label)))
@@ -77,7 +77,7 @@ def test_a_step_estimated_at_next_to_nothing_sets_no_pace(store):
     _record(store, {"name": "p"}, {"c/d startup": (6.0, 5.4)})
     assert store.paces()["startup"] == pytest.approx(0.9)
     aa = plan.load(str(REPO_ROOT / "bench" / "aa-startup.toml"))
-    steps = [s for t in runner.select_targets(aa) for s in runner.target_steps(aa, t)]
+    steps = [s for t in runner.select_targets(aa) for s in schedule.target_steps(aa, t)]
     assert [s.estimate_s for s in steps if s.label.endswith(" startup")] == [0.0]
 
 
@@ -96,7 +96,7 @@ def test_rt2019s_soak_runs_on_one_app_mode_native_where_available_else_the_decla
     for name in ("rt2019", "rt2019-full"):
         rt = plan.load(name)
         targets = runner.select_targets(rt)
-        soaking = [t.label for t in targets if any(sc.name == "soak" for sc in runner.target_scenarios(rt, t))]
+        soaking = [t.label for t in targets if any(sc.name == "soak" for sc in schedule.target_scenarios(rt, t))]
         native = next(t for t in targets if t.label == "quarkus/native")
         assert soaking == (["quarkus/native"] if not native.unavailable else ["quarkus/jvm"])
         text = dryrun.render(dryrun.estimate(rt, targets, store, "m"))
@@ -138,7 +138,7 @@ def test_a_limit_from_the_environment_must_be_a_number(monkeypatch):
 def test_rounds_earlier_runs_added_to_settle_a_ratio_are_in_the_estimate(store):
     quick = plan.load("quick")
     targets = runner.select_targets(quick)
-    planned = runner.planned_rounds(quick, targets)
+    planned = schedule.planned_rounds(quick, targets)
     method = method_hash(quick.data, ENV)
     before = dryrun.estimate(quick, targets, store, method)
     assert before.added_rounds == 0 and before.max_extra_rounds == quick.settings("rounds").max_rounds - planned
@@ -173,14 +173,14 @@ def _rounds_plan(target: float):
 def test_with_a_precision_target_steady_is_counted_in_every_planned_round_until_its_ratios_settle(store):
     chasing, content = _rounds_plan(0.10), _rounds_plan(0.0)
     tc, t0 = runner.select_targets(chasing), runner.select_targets(content)
-    n = runner.planned_rounds(chasing, tc)
-    assert n == runner.planned_rounds(content, t0) == 5  # startup's five warm launches set the rounds
-    with_steady, without = runner.round_steps(chasing, tc, 1, n), runner.round_steps(content, t0, 1, n)
+    n = schedule.planned_rounds(chasing, tc)
+    assert n == schedule.planned_rounds(content, t0) == 5  # startup's five warm launches set the rounds
+    with_steady, without = schedule.round_steps(chasing, tc, 1, n), schedule.round_steps(content, t0, 1, n)
     # the first two rounds hold the same launches; from the third only the plan with a target launches steady
     assert [s.estimate_s for s in with_steady[:2]] == pytest.approx([s.estimate_s for s in without[:2]])
     assert all(a.estimate_s > b.estimate_s for a, b in zip(with_steady[2:], without[2:]))
-    assert [runner.launches_in_rounds(chasing, tc, t) for t in tc] == [n + n] * 2
-    assert [runner.launches_in_rounds(content, t0, t) for t in t0] == [n + 2] * 2
+    assert [schedule.launches_in_rounds(chasing, tc, t) for t in tc] == [n + n] * 2
+    assert [schedule.launches_in_rounds(content, t0, t) for t in t0] == [n + 2] * 2
     assert "until its ratios settle" in dryrun.render(dryrun.estimate(chasing, tc, store, "m"))
     assert "until its ratios settle" not in dryrun.render(dryrun.estimate(content, t0, store, "m"))
 
@@ -195,14 +195,14 @@ def test_rounds_whose_launches_were_measured_here_take_no_pace_of_unmeasured_est
     monkeypatch.setattr(store, "typical_steady_s", lambda app, mode: {point: 50.0})
     targets = runner.select_targets(p)
     cost = dryrun.estimate(p, targets, store, "m")
-    raw = sum(s.estimate_s for s in runner.round_steps(p, targets, 1, runner.planned_rounds(p, targets)))
+    raw = sum(s.estimate_s for s in schedule.round_steps(p, targets, 1, schedule.planned_rounds(p, targets)))
     assert cost.rounds_from_launches and cost.rounds_s == pytest.approx(raw)
     assert "the rounds from what their launches took here" in dryrun.render(cost)
     # no time to steady state measured at the plan's point: the plan's estimate, at the rounds' pace
     monkeypatch.setattr(store, "typical_steady_s", lambda app, mode: {"elsewhere c=1": 50.0})
     targets = runner.select_targets(p)
     paced = dryrun.estimate(p, targets, store, "m")
-    raw = sum(s.estimate_s for s in runner.round_steps(p, targets, 1, runner.planned_rounds(p, targets)))
+    raw = sum(s.estimate_s for s in schedule.round_steps(p, targets, 1, schedule.planned_rounds(p, targets)))
     assert not paced.rounds_from_launches and paced.rounds_s == pytest.approx(raw * 0.5)
 
 
@@ -213,13 +213,13 @@ def test_once_an_app_modes_ratios_settle_the_rounds_left_lose_its_steady_launch(
 
     p = _rounds_plan(0.10)
     targets = runner.select_targets(p)
-    planned = runner.round_steps(p, targets, 1, runner.planned_rounds(p, targets))
+    planned = schedule.round_steps(p, targets, 1, schedule.planned_rounds(p, targets))
     lab = SimpleNamespace(plan=p, progress=SimpleNamespace(steps=[Step(s.label, s.estimate_s) for s in planned]))
-    steady = next(sc for sc in runner.round_scenarios(p, targets[0]) if sc.name == "steady")
-    runner._settled_out_of_round(lab, 4, targets[:1])  # round 4: past steady's two launches
-    runner._settled_out_of_round(lab, 2, targets[:1])  # round 2: one of its own launches, kept
+    steady = next(sc for sc in schedule.round_scenarios(p, targets[0]) if sc.name == "steady")
+    round_loop.settled_out_of_round(lab, 4, targets[:1])  # round 4: past steady's two launches
+    round_loop.settled_out_of_round(lab, 2, targets[:1])  # round 2: one of its own launches, kept
     after = {s.label: s.estimate_s for s in lab.progress.steps}
-    assert after["round 4"] == pytest.approx(planned[3].estimate_s - runner.launch_estimate_s(p, targets[0], steady))
+    assert after["round 4"] == pytest.approx(planned[3].estimate_s - schedule.launch_estimate_s(p, targets[0], steady))
     assert after["round 2"] == pytest.approx(planned[1].estimate_s)
 
 
@@ -230,12 +230,12 @@ def test_an_earlier_run_whose_ratios_settled_does_not_shrink_the_unsettled_round
     monkeypatch.setattr(store, "typical_steady_s", lambda app, mode: {point: 50.0})
     for p in (chasing, content):
         targets = runner.select_targets(p)
-        n = runner.planned_rounds(p, targets)
+        n = schedule.planned_rounds(p, targets)
         # an earlier run of this plan and method whose rounds were short: its ratios settled early
         _record(store, p.data, {f"round {k}": (1.0, 1.0) for k in range(1, n + 1)})
     tc = runner.select_targets(chasing)
     cost = dryrun.estimate(chasing, tc, store, method_hash(chasing.data, ENV))  # recalls the launches into tc
-    unsettled = sum(s.estimate_s for s in runner.round_steps(chasing, tc, 1, runner.planned_rounds(chasing, tc)))
+    unsettled = sum(s.estimate_s for s in schedule.round_steps(chasing, tc, 1, schedule.planned_rounds(chasing, tc)))
     assert cost.rounds_s == pytest.approx(unsettled) and cost.rounds_s > 5.0
     # without a precision target the rounds' launches do not depend on settling: what they took here
     t0 = runner.select_targets(content)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from perflab import headline, results, rounds, run_history, runner
+from perflab import headline, results, round_loop, rounds, run_history
 from perflab.report import compare, findings, html, markdown, summary
 from perflab.report.facts import RunExtras
 from perflab.store import Store
@@ -140,7 +140,7 @@ def _now(store: Store, quarkus: list[float], spring: list[float]) -> results.Run
     least = {p.label: rounds.least_rounds(0.10, priors.get(p.label)) for p in pairs}
     cfg = rounds.RoundSettings(target=0.10)
     store.save_rounds(view.id, {**view.rounds, "least": least,
-                                "history": runner._history_record(known, pairs, priors, cfg, least)})
+                                "history": round_loop.history_record(known, pairs, priors, cfg, least)})
     return results.load(store, view.id)
 
 

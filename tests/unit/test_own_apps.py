@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from perflab import api_checks, apps, h2, plan, postgres, runner
+from perflab import api_checks, apps, h2, plan, postgres, runner, target_run
 from perflab.apps.launching import connection_values
 from perflab.errors import LabError
 
@@ -194,13 +194,13 @@ def test_an_apps_load_path_replaces_every_path_the_plan_loads(tmp_path):
                                                 {"path": "/fruits", "connections": 4},
                                                 {"path": "/fruits", "connections": 40}]}})
     app = apps.load_descriptor(write_app(tmp_path / "o", 'load_path = "/orders/open"\n'))
-    mine = runner.plan_for(base, app)
+    mine = target_run.plan_for(base, app)
     assert mine.settings("memory").load_path == mine.settings("latency").path == "/orders/open"
     assert [(s.name, s.path, s.connections) for s in mine.settings("sweep").series] == [("orders", "/orders/open", [1, 2])]
     assert [(p.path, p.connections) for p in mine.settings("steady").points] == [("/orders/open", 4), ("/orders/open", 40)]
     assert mine.settings("startup").path == ""  # start-up keeps the app's own first_response_path
     assert base.settings("latency").path == "/fruits"  # the plan itself is unchanged for the other apps
-    assert runner.plan_for(base, apps.load_descriptor(write_app(tmp_path / "p"))) is base
+    assert target_run.plan_for(base, apps.load_descriptor(write_app(tmp_path / "p"))) is base
 
 
 class _Pages(BaseHTTPRequestHandler):

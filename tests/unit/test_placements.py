@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from perflab import apps, plan, registry, results, runner
+from perflab import apps, plan, registry, results, runner, schedule
 from perflab.lab import Lab
 from perflab.placements import KUBERNETES, LOCAL
 from perflab.placements.local import LocalPlacement, PinnedLoad
@@ -94,13 +94,13 @@ def test_a_run_on_a_cluster_leaves_out_what_a_scenario_says_it_cannot_do_there_a
     on_cluster = plan.validate({"name": "t", "scenarios": scenarios, "placement": {"kind": KUBERNETES}}, "t")
     here = plan.validate({"name": "t", "scenarios": scenarios}, "t")
     target = Target(apps.get("quarkus"), "jvm")
-    left_out = [sc.name for sc in runner.not_on_placement(on_cluster, target)]
+    left_out = [sc.name for sc in schedule.not_on_placement(on_cluster, target)]
     assert sorted(left_out) == ["memory", "soak"]  # each samples the app's process on this machine
     assert all(registry.get(name).why_not_on(KUBERNETES) for name in left_out)  # and says so, in its own words
-    runs = {sc.name for sc in runner.target_scenarios(on_cluster, target)}
+    runs = {sc.name for sc in schedule.target_scenarios(on_cluster, target)}
     assert {"startup", "steady", "sweep", "density"} <= runs and not runs & set(left_out)
-    assert runner.not_on_placement(here, target) == []  # every scenario runs on one machine
-    assert set(scenarios) <= {sc.name for sc in runner.target_scenarios(here, target)}
+    assert schedule.not_on_placement(here, target) == []  # every scenario runs on one machine
+    assert set(scenarios) <= {sc.name for sc in schedule.target_scenarios(here, target)}
 
 
 def test_every_scenario_that_runs_on_a_cluster_and_loads_its_app_says_so_and_gets_the_driver():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from perflab import plan, registry, results, runner
+from perflab import plan, registry, results, runner, schedule
 from perflab.errors import LabError
 from perflab.report import sections, summary
 from perflab.scenario import Context, Estimate, Phase, Scenario
@@ -68,23 +68,23 @@ def _target(mode: str = "jvm", **mode_fields):
 def test_the_runner_walks_and_estimates_what_the_registry_says(with_toy):
     p = plan.validate({"name": "t", "scenarios": ["toy", "sweep", "startup", "soak"],
                        "soak": {"duration_s": 60, "interval_s": 10}, "toy": {"duration_s": 4}}, "t")
-    order = [sc.name for sc in runner.target_scenarios(p, _target())]
+    order = [sc.name for sc in schedule.target_scenarios(p, _target())]
     assert order == ["startup", "sweep", "soak", "toy"]  # phases first, then registry order
-    steps = runner.target_steps(p, _target())
-    assert [s.label for s in steps] == ["app/jvm startup", f"app/jvm {runner.LAUNCH}", "app/jvm sweep",
+    steps = schedule.target_steps(p, _target())
+    assert [s.label for s in steps] == ["app/jvm startup", f"app/jvm {schedule.LAUNCH}", "app/jvm sweep",
                                         "app/jvm soak", "app/jvm toy"]
     by_label = {s.label: s.estimate_s for s in steps}
     assert by_label["app/jvm toy"] == 8.0
     assert by_label["app/jvm soak"] >= 60
     longer = plan.validate({**p.data, "soak": {"duration_s": 600, "interval_s": 10}}, "t")
-    assert {s.label: s.estimate_s for s in runner.target_steps(longer, _target())}["app/jvm soak"] >= 600
+    assert {s.label: s.estimate_s for s in schedule.target_steps(longer, _target())}["app/jvm soak"] >= 600
 
 
 def test_a_launch_is_estimated_from_the_ready_time_measured_here_when_there_is_one(with_toy):
     p = plan.validate({"name": "t", "scenarios": ["sweep"]}, "t")
     unknown, fast, slow = _target(), _target(), _target()
     fast.ready_s, slow.ready_s = 4.0, 20.0
-    launch = {name: {s.label: s.estimate_s for s in runner.target_steps(p, t)}[f"app/jvm {runner.LAUNCH}"]
+    launch = {name: {s.label: s.estimate_s for s in schedule.target_steps(p, t)}[f"app/jvm {schedule.LAUNCH}"]
               for name, t in (("unknown", unknown), ("fast", fast), ("slow", slow))}
     assert launch["fast"] < launch["unknown"] < launch["slow"]
     assert launch["slow"] - launch["fast"] == pytest.approx(16.0)
@@ -96,23 +96,23 @@ def test_a_fast_starting_jvm_is_still_given_a_jvm_s_warm_up_in_the_estimate():
     jvm, native = _target(), _target(is_jvm=False)
     jvm.ready_s = native.ready_s = 4.0
     # in rounds, the launches are the rounds' steps: each round holds one launch of every app/mode
-    rounds = {name: sum(s.estimate_s for s in runner.round_steps(p, [t], 1, runner.planned_rounds(p, [t])))
+    rounds = {name: sum(s.estimate_s for s in schedule.round_steps(p, [t], 1, schedule.planned_rounds(p, [t])))
               for name, t in (("jvm", jvm), ("native", native))}
     launches = p.settings("steady").launches
     assert rounds["jvm"] - rounds["native"] >= launches * (120 - 30)
     # app after app, the same estimate is the app/mode's own steady step
     apart = plan.validate({**p.data, "rounds": {**p.data["rounds"], "interleave": False}}, "t")
-    steady = {name: {s.label: s.estimate_s for s in runner.target_steps(apart, t)}["app/jvm steady"]
+    steady = {name: {s.label: s.estimate_s for s in schedule.target_steps(apart, t)}["app/jvm steady"]
               for name, t in (("jvm", jvm), ("native", native))}
     assert steady["jvm"] - steady["native"] == pytest.approx(rounds["jvm"] - rounds["native"])
-    assert "app/jvm steady" not in {s.label for s in runner.target_steps(p, jvm)}
+    assert "app/jvm steady" not in {s.label for s in schedule.target_steps(p, jvm)}
 
 
 def test_prepare_scenarios_run_only_for_modes_that_need_them():
     p = plan.validate({"name": "t", "scenarios": ["startup"]}, "t")
-    assert [sc.name for sc in runner.target_scenarios(p, _target())] == ["startup"]
+    assert [sc.name for sc in schedule.target_scenarios(p, _target())] == ["startup"]
     trained = _target("aot-cache", aot="train")
-    assert [sc.name for sc in runner.target_scenarios(p, trained)] == ["aot", "startup"]
+    assert [sc.name for sc in schedule.target_scenarios(p, trained)] == ["aot", "startup"]
 
 
 def test_every_registered_scenario_estimates_a_positive_time_from_its_defaults():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from perflab import plan, registry, resume, runner
+from perflab import plan, registry, resume, runner, schedule, target_run
 from perflab.apps.building import source_hash
 from perflab.errors import LabError
 from perflab.lab import Lab
@@ -65,7 +65,7 @@ def test_a_changed_method_is_refused_and_an_unchanged_one_reopens_the_run(store)
         resume.check_method(resumed, resumed.plan, {**ENV, "cpus_online": 4})
     resume.check_method(resumed, resumed.plan, dict(ENV))
     said = []
-    assert resume.reopen(store, resumed, targets, functools.partial(runner.planned_parts, resumed.plan),
+    assert resume.reopen(store, resumed, targets, functools.partial(schedule.planned_parts, resumed.plan),
                          said.append) == run_id
     assert store.run(run_id)["status"] == "running" and "1 finished step(s) kept" in said[0]
 
@@ -138,20 +138,20 @@ def test_a_resumed_run_uses_the_aot_cache_it_trained_and_trains_again_only_when_
     [target] = runner.select_targets(the_plan)
     aot = registry.get("aot")
     run_id = store.begin_run(the_plan.data, ENV)
-    progress = Progress(runner.target_steps(the_plan, target), stream=io.StringIO(), live=False)
+    progress = Progress(schedule.target_steps(the_plan, target), stream=io.StringIO(), live=False)
     lab = Lab(store, run_id, the_plan, None, None, None, None, progress, tmp_path / "logs",
               done_steps={"alpha/aot aot"})
-    state = runner._TargetState(verified=True, plan=the_plan)
+    state = target_run.TargetState(verified=True, plan=the_plan)
     store.add_figure(run_id, "alpha", "aot", "aot", "aot_cache_mb", 12.0, "MB")
     # the cache it trained is gone: trained again, the earlier figures of that training removed first
-    assert runner._prepared_before(lab, target, aot, state) is False
+    assert target_run.prepared_before(lab, target, aot, state) is False
     assert store.figures(run_id) == [] and progress.done == 0
     # the cache is there: the launches to come use it, and nothing is measured again
     store.add_figure(run_id, "alpha", "aot", "aot", "aot_cache_mb", 12.0, "MB")
     cache = store.run_dir(run_id) / "aot" / "alpha-aot.aot"
     cache.parent.mkdir(parents=True, exist_ok=True)
     cache.write_bytes(b"trained")
-    assert runner._prepared_before(lab, target, aot, state) is True
+    assert target_run.prepared_before(lab, target, aot, state) is True
     assert lab.mode_opts[("alpha", "aot")] == [f"-XX:AOTCache={cache}", "-XX:AOTMode=on"]
     assert len(store.figures(run_id)) == 1 and progress.done == 1
 

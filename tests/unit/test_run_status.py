@@ -42,7 +42,7 @@ def _run(store: Store, targets: list[Target], failing: list[str]) -> str:
             if t.label in failing:
                 store.add_outcome(run, t.app.name, t.mode, "run", "failed", f"{t.label} exited with code 1")
 
-    runner._guarded(store, run, _Progress(), measure, lambda: None, targets)
+    runner._guarded(store, run, _Progress(), measure, targets)
     return run
 
 
@@ -82,6 +82,6 @@ def test_an_exception_still_ends_the_run_failed_with_its_own_reason(store):
         raise RuntimeError("the database did not start")
 
     with pytest.raises(RuntimeError):
-        runner._guarded(store, run, _Progress(), measure, lambda: None, _targets())
+        runner._guarded(store, run, _Progress(), measure, _targets())
     row = store.run(run)
     assert row["status"] == "failed" and row["note"] == "the database did not start"

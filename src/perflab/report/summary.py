@@ -19,7 +19,7 @@ from perflab.report import findings, frameworks, ratios
 from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
 from perflab.results import RunView
 
-CANARY = "canary"  # the host-speed canary's readings (perflab.runner), not a scenario of the plan
+CANARY = "canary"  # the host-speed canary's readings (perflab.round_loop), not a scenario of the plan
 
 
 def _rich(t: Table) -> RichTable:
