@@ -21,6 +21,12 @@ class LabError(Exception):
         return text
 
 
+class RunStopped(LabError):
+    """The run cannot go on at all (its work directory's disk is nearly full, ...): it stops as a
+    whole, every figure so far kept, and `--resume` goes on once the cause is gone. Never taken for
+    one app/mode's failure, which the run records and goes on from."""
+
+
 class AppFailed(Exception):
     """This app/mode cannot be measured further in this run (the reason is recorded)."""
 

@@ -195,10 +195,12 @@ class Progress:
     def __init__(self, steps: list[Step], stream: TextIO | None = None, live: bool | None = None, *,
                  clock: Callable[[], float] = time.monotonic,
                  plain_interval_s: float = PLAIN_INTERVAL_S, prior: tuple[float, float] | None = None,
-                 record: Callable[[Step, float], None] | None = None):
+                 record: Callable[[Step, float], None] | None = None,
+                 before_step: Callable[[str], None] | None = None):
         self.steps = steps
         self.prior = prior  # (ratio, weight in estimated seconds): see time_left
         self.record = record  # told each planned step that ran to its end, and its duration
+        self.before_step = before_step  # told each step's label before it begins; may refuse it (raise)
         self.stream = stream or sys.stdout
         self.live = _interactive(self.stream) if live is None else live
         self.clock = clock
@@ -235,6 +237,8 @@ class Progress:
 
     def start(self, label: str) -> None:
         """The next planned step begins (its label may be more precise than the plan's)."""
+        if self.before_step is not None:
+            self.before_step(label)
         self.current = label
         self.detail = ""
         self._step_started = self.clock()

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from perflab import apps, doctor, isolate, registry, resume, rounds, schedule
+from perflab import apps, doctor, isolate, registry, resume, room, rounds, schedule
 from perflab.lab import Lab
 from perflab.migrate import open_store
 from perflab.progress import Progress, prior_from_history
@@ -73,12 +73,14 @@ def run_plan(plan: Plan, say=print, apps_root: Path | None = None, resumed: "res
 
 def _progress(plan: Plan, store: Store, run_id: str, env: dict, build_keys: list[str], targets: list[Target]) -> Progress:
     """The run's steps with their estimates: from earlier complete runs of the same plan and method
-    on this machine where there are any (the whole runs' durations set the estimates' scale)."""
+    on this machine where there are any (the whole runs' durations set the estimates' scale). Each
+    step begins only with room on the work directory's disk (perflab.room)."""
     method = method_hash(plan.data, env)
     earlier = store.step_durations(plan.name, method)
     steps = [replace(s, earlier_s=earlier.get(s.label)) for s in schedule.run_steps(plan, targets, build_keys)]
     return Progress(steps, prior=prior_from_history(steps, store.durations(plan.name, method), store.paces()),
-                    record=lambda step, took: store.add_step(run_id, step.label, step.estimate_s, took))
+                    record=lambda step, took: store.add_step(run_id, step.label, step.estimate_s, took),
+                    before_step=lambda label: room.ensure(store.path.parent, run_id))
 
 
 def _say_conditions(plan: Plan, topology: isolate.Topology, say) -> None:

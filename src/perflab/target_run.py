@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perflab import api_checks, apps, postgres
-from perflab.errors import AppFailed, LabError
+from perflab.errors import AppFailed, LabError, RunStopped
 from perflab.lab import Lab
 from perflab.plan import retarget, validate as validate_plan
 from perflab.scenario import Context, Phase, Scenario
@@ -92,6 +92,8 @@ def run_target(lab: Lab, target: Target) -> "TargetState | None":
         if state.load_pending:
             _on_load_instance(lab, target, on_load, state)
         return state
+    except RunStopped:  # not this app/mode's failure: the whole run stops
+        raise
     except (AppFailed, LabError, OSError, RuntimeError, ValueError) as exc:
         # one app/mode failing (or a fault of the lab's own in one scenario) must not cost the
         # rest of the run: record it and go on

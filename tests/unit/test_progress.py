@@ -340,3 +340,20 @@ def test_a_step_estimated_from_measured_launches_keeps_its_estimate_at_any_pace(
 
     steps = [Step("round 1", 100.0, measured=True), Step("a/b sweep", 100.0)]
     assert paced_ratio(steps, {"round": 0.5, "sweep": 2.0}) == pytest.approx((100.0 + 200.0) / 200.0)
+
+
+def test_a_step_refused_before_it_begins_is_not_started_and_nothing_is_recorded():
+    recorded, asked = [], []
+
+    def refuse_second(label: str) -> None:
+        asked.append(label)
+        if label == "b":
+            raise RuntimeError("no room")
+
+    p = Progress(_steps(10, 20), io.StringIO(), live=False, clock=Clock(), record=lambda s, t: recorded.append(s.label),
+                 before_step=refuse_second)
+    p.start("a")
+    p.finish()
+    with pytest.raises(RuntimeError, match="no room"):
+        p.start("b")
+    assert asked == ["a", "b"] and recorded == ["s0"] and p.current == "" and p.done == 1

@@ -8,6 +8,7 @@ facts such as whether limits were enforced); they never start processes.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,8 +46,8 @@ def write_report(store: Store, run_id: str = "last", out_dir: Path | None = None
     folder = Path(out_dir) if out_dir else default_out_dir(view.id)
     folder.mkdir(parents=True, exist_ok=True)
     html_path, md_path = folder / "report.html", folder / "report.md"
-    html_path.write_text(html.render(view, extras), encoding="utf-8")
-    md_path.write_text(markdown.render(view, extras), encoding="utf-8")
+    _write_whole(html_path, html.render(view, extras))
+    _write_whole(md_path, markdown.render(view, extras))
     by_version = _write_versions(view, folder, {p.target for p in extras.profiles})
     return ReportPaths(view.id, html_path, md_path, by_version)
 
@@ -57,8 +58,19 @@ def _write_versions(view: results.RunView, folder: Path, profiled: set[str]) -> 
     if not versions.has_versions(view):
         return None
     path = folder / "versions.html"
-    path.write_text(versions.render(view, profiled), encoding="utf-8")
+    _write_whole(path, versions.render(view, profiled))
     return path
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """A report file as a whole or not at all: written beside it, then put in its place, so Ctrl-C
+    or a full disk never leaves half a report where the last whole one was."""
+    part = path.with_name(f".{path.name}.part")
+    try:
+        part.write_text(text, encoding="utf-8")
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def cli_report(args) -> int:
