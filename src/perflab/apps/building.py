@@ -7,9 +7,11 @@ import json
 import os
 import subprocess
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+from urllib.parse import unquote
 
 from perflab import jdks, procs
 from perflab.errors import LabError
@@ -59,12 +61,34 @@ def _stamp_path(app: App) -> Path:
 
 
 def artifact_bytes(path: Path) -> int:
-    """Size of the artifact; a fast-jar's whole folder counts, since that is what is shipped."""
+    """Size of the artifact as it is shipped: a fast-jar's whole folder, a thin jar with every file
+    its manifest's Class-Path names (Helidon's libs/), else the file."""
     if path.name == "quarkus-run.jar":
         path = path.parent
     if path.is_dir():
-        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    return path.stat().st_size
+        return _folder_bytes(path)
+    files = dict.fromkeys([path, *(p for p in class_path(path) if p.exists())])
+    return sum(_folder_bytes(p) if p.is_dir() else p.stat().st_size for p in files)
+
+
+def _folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def class_path(jar: Path) -> list[Path]:
+    """The files a jar's manifest puts on its class path (Class-Path: space-separated URLs relative to
+    the jar's folder); none for a jar without one, or a file that is not a jar."""
+    try:
+        with zipfile.ZipFile(jar) as z:
+            text = z.read("META-INF/MANIFEST.MF").decode("utf-8", "replace")
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return []
+    # a manifest wraps its lines at 72 bytes: a line that goes on starts with one space
+    for line in text.replace("\r\n", "\n").replace("\n ", "").splitlines():
+        name, _, value = line.partition(":")
+        if name.strip().lower() == "class-path":
+            return [jar.parent / unquote(entry) for entry in value.split()]
+    return []
 
 
 def build_env(app: App) -> dict[str, str]:
@@ -93,7 +117,8 @@ def build(app: App, *, force: bool = False, log: Callable[[str], None] = print) 
             prev = {}
         if prev.get("hash") == digest:
             log(f"{app.build_key}: sources unchanged since the last build ({digest[:12]}): nothing to build")
-            return BuildResult(**{**prev, "cached": True})
+            # the size as shipped, measured again: what counts as shipped may have changed since the stamp
+            return BuildResult(**{**prev, "cached": True, "artifact_bytes": artifact_bytes(app.artifact_path)})
     log_path = work_dir() / "logs" / f"build-{app.build_key}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     argv = _expand_build(app)
