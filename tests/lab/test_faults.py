@@ -365,8 +365,10 @@ def test_ctrl_c_while_an_app_builds_stops_the_build_and_begins_no_run(faults, wo
 
 @pytest.mark.parametrize("phase", ["start-up", "rounds"])
 def test_ctrl_c_in_a_phase_keeps_what_was_measured_and_resume_ends_the_run(faults, workdir, phase):
-    _, plan_file, env = faults
+    apps_root, plan_file, env = faults
     db_path = workdir / "results.sqlite"
+    if phase == "start-up":
+        write_standin_app(apps_root, "beta", delay=3.0)  # 3 s to get ready: the signal lands in its start-up
     lab = Lab.start([str(plan_file)], env)
     if phase == "start-up":  # beta's cold launch, alpha's start-up measured before it
         _until("alpha's start-up to end", lab, lambda: _step_ended(db_path, "alpha/jvm startup"))
