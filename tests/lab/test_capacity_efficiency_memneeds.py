@@ -25,6 +25,7 @@ reductions = ["test plan"]
 [limits]
 memory_mb = 256
 [capacity]
+more_paths = ["/todos"]
 window = 4
 warmup_max_s = 10
 objective_ms = 25
@@ -35,6 +36,7 @@ step_s = 2
 step_warmup_s = 0.5
 pause_s = 0.5
 [efficiency]
+more_paths = ["/todos"]
 window = 4
 warmup_max_s = 6
 rates = [100, 300]
@@ -55,8 +57,10 @@ def go_run(workdir, database):
     s.close()
 
 
-def _figures(s, run_id, scenario, metric):
-    return [f for f in s.figures(run_id) if f.scenario == scenario and f.metric == metric]
+def _figures(s, run_id, scenario, metric, path="/fruits"):
+    """A metric's figures on `path` (capacity and efficiency also ran on /todos; None: any path)."""
+    return [f for f in s.figures(run_id) if f.scenario == scenario and f.metric == metric
+            and (path is None or f.params.get("path", path) == path)]
 
 
 def test_capacity_efficiency_and_memory_needs_of_the_go_reference(go_run):
@@ -91,6 +95,14 @@ def test_capacity_efficiency_and_memory_needs_of_the_go_reference(go_run):
     assert all(f.value > 0 for f in _figures(s, run_id, "efficiency", "rss_mb"))
     own = {f.params["rate"]: f.value for f in _figures(s, run_id, "efficiency", "rate_of_own_capacity_pct")}
     assert own == pytest.approx({r: 100 * r / capacity.value for r in (100, 300)})  # capacity handed over
+
+    # the further path: its own search and its own rates, each figure named after it, its own capacity handed over
+    [todos] = _figures(s, run_id, "capacity", "capacity_rps", "/todos")
+    assert todos.point.endswith(" /todos") and not capacity.point.endswith(" /todos")
+    todo_steps = _figures(s, run_id, "capacity", "offered_rate", "/todos")
+    assert len(todo_steps) >= 2 and all(f.point.endswith(" /todos") for f in todo_steps)
+    own = {f.params["rate"]: f.value for f in _figures(s, run_id, "efficiency", "rate_of_own_capacity_pct", "/todos")}
+    assert own == pytest.approx({r: 100 * r / todos.value for r in (100, 300)})
 
     # memneeds: a fresh launch per limit, throughput with its spread at each, and the smallest clean
     # step keeping 90 % of the best clean one

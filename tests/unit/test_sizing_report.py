@@ -197,3 +197,43 @@ def test_the_step_table_shows_the_apps_cpu(tmp_path):
     assert [row[column].summary.median for _, row in table.rows] == [60.0, 70.0, 80.0]
     assert "load-side-bound" in table.note
     s.close()
+
+
+@pytest.fixture
+def two_shapes(tmp_path):
+    """Capacity and efficiency on /fruits and on a further path: the apps compared on one path at a time."""
+    s, run, lab = _new_run(tmp_path)
+    for app, fruits, prices in (("quarkus", 1800.0, 900.0), ("spring-boot", 1200.0, 400.0)):
+        for path, value in (("/fruits", fruits), ("/fruit-prices", prices)):
+            s.add_figure(run, app, "jvm", "capacity", "capacity_rps", value, "req/s",
+                         point="p99 <= 25 ms" + ("" if path == "/fruits" else f" {path}"),
+                         params={"objective_ms": 25.0, "ended_by": "app", "path": path})
+    for app, cpu_fruits, cpu_prices, achieved_prices in (("quarkus", 0.4, 1.0, 500.0), ("spring-boot", 0.9, 2.5, 380.0)):
+        for path, cpu, achieved in (("/fruits", cpu_fruits, 500.0), ("/fruit-prices", cpu_prices, achieved_prices)):
+            kw = dict(point="500 req/s" + ("" if path == "/fruits" else f" {path}"),
+                      params={"rate": 500.0, "path": path}, flags=[] if achieved >= 485 else ["not-held"])
+            s.add_figure(run, app, "jvm", "efficiency", "rps", achieved, "req/s", **kw)
+            s.add_figure(run, app, "jvm", "efficiency", "app_cpu_ms_per_request", cpu, "ms", **kw)
+    s.finish_run(run, "complete")
+    yield results.load(s, run)
+    s.close()
+
+
+def test_capacity_and_efficiency_on_two_paths_compare_the_apps_path_by_path(two_shapes):
+    titles = [t.title for t in registry.get("capacity").tables(two_shapes) if t.key.startswith("capacity")
+              and not t.key.startswith("capacity-steps")]
+    assert titles == ["Capacity at the latency objective (open loop, at steady state): /fruits",
+                      "Capacity at the latency objective (open loop, at steady state): /fruit-prices"]
+    lines = registry.get("capacity").remarks(two_shapes)
+    assert sum("reading: quarkus/jvm serves the most" in line for line in lines) == 2
+    assert any(line.endswith("size by these rates, not by closed-loop maximum throughput") and "on /fruit-prices" in line
+               for line in lines)
+    text = "\n".join(registry.get("efficiency").remarks(two_shapes))
+    # on /fruits both held 500 req/s; on /fruit-prices Spring Boot did not, so it is not compared there
+    assert "app CPU ms per request at 500 req/s: quarkus/jvm 0.40, spring-boot/jvm 0.90" in text
+    assert ("app CPU ms per request at 500 req/s on /fruit-prices: quarkus/jvm 1.00; "
+            "not held: spring-boot/jvm 500 req/s (achieved 380)") in text
+    colors = plot.colors_for(two_shapes)
+    [cpu_chart] = [c for c in registry.get("efficiency").charts(two_shapes, ChartInputs({}, {}, []), colors)
+                   if c.key == "efficiency-app_cpu_ms_per_request"]
+    assert {t.name for t in cpu_chart.figure.data} >= {"quarkus/jvm", "quarkus/jvm /fruit-prices"}

@@ -30,6 +30,7 @@ from perflab.present.chart_inputs import ChartInputs
 from perflab.present.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario
+from perflab.scenarios.loadpoint import shape_suffix, slug
 from perflab.scenarios.warmup import WarmupSettings, until_steady
 from perflab.settings import setting
 from perflab.store import point
@@ -44,6 +45,9 @@ METRIC_LABELS.update({"capacity_rps": "capacity req/s", "capacity_resolution_pct
 
 class CapacitySettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")
+    more_paths: list[str] = setting([], "further paths searched after `path` on the same instance, each warmed "
+                                        "to steady state on its own path first (request shapes such as "
+                                        "/fruit-prices); their figures name the path")
     percentile: float = setting(99.0, "the latency percentile the objective is set on", "%")
     objective_ms: float = setting(25.0, "the objective: that percentile at most this", "ms", gt=0)
     resolution_pct: float = setting(5.0, "bisect until the limit lies within this much above the capacity", "%",
@@ -129,11 +133,11 @@ def searcher(url: str, cfg: CapacitySettings, load: LoadGenerator,
     return found, steps.results
 
 
-def _record_step(ctx: Context, n: int, step: cs.Step, r: LoadResult) -> None:
+def _record_step(ctx: Context, path: str, n: int, step: cs.Step, r: LoadResult) -> None:
     cfg: CapacitySettings = ctx.settings
     rate = step.measured.offered
-    at = point(f"step {n}: {rate:,.0f} req/s", step=n, path=cfg.path, rate=round(rate, 1), phase=step.phase,
-               passed=step.passed, method="GET", open_loop=True)
+    at = point(f"step {n}: {rate:,.0f} req/s{shape_suffix(cfg, path)}", step=n, path=path, rate=round(rate, 1),
+               phase=step.phase, passed=step.passed, method="GET", open_loop=True)
     flags = (["driver-bound"] if step.driver_limited else []) + (["errors"] if r.errors.total else []) + \
         ([] if step.passed else ["step-failed"])
     extra = {"why": step.why, "driver_cpu": r.driver_cpu_utilisation, "connections": r.connections,
@@ -146,26 +150,45 @@ def _record_step(ctx: Context, n: int, step: cs.Step, r: LoadResult) -> None:
         figures.append((judged, step.measured.latency_ms, "ms"))
     for metric, value, unit in figures:
         ctx.record(metric, value, unit, at=at, flags=flags, extra=extra)
-    ctx.add_file("driver-output", f"step{n}.json", r.raw_output)
+    name = f"step{n}.json" if path == cfg.path else f"step{n}-{slug(path)}.json"
+    ctx.add_file("driver-output", name, r.raw_output)
 
 
 def run(ctx: Context) -> dict[str, float | None]:
+    """One search per path, the plan's path first, on the one load instance."""
+    cfg: CapacitySettings = ctx.settings
+    found = {path: _search(ctx, path) for path in dict.fromkeys([cfg.path, *cfg.more_paths])}
+    several = len(found) > 1
+
+    def named(path: str, text: str) -> str:
+        return f"{path}: {text}" if several else text
+
+    failed = [named(path, search.why) for path, search in found.items() if search.capacity is None]
+    if failed:
+        ctx.outcome("failed", f"no rate met {cfg.objective().name}: " + "; ".join(failed))
+    else:
+        ctx.outcome("ok", "; ".join(named(path, f"ended by {search.ended_by}: {search.why}")
+                                    for path, search in found.items()))
+    return {path: search.capacity for path, search in found.items()}
+
+
+def _search(ctx: Context, path: str) -> cs.Search:
     cfg: CapacitySettings = ctx.settings
     inst = ctx.inst
-    warm = until_steady(ctx, inst, cfg.path, cfg)
+    warm = until_steady(ctx, inst, path, cfg)
     started = time.monotonic()
     done: list[cs.Step] = []
 
     def on_step(step: cs.Step, result: LoadResult) -> None:
         done.append(step)
-        _record_step(ctx, len(done), step, result)
-        ctx.progress.update(f"step {len(done)} ({step.phase}) {step.measured.offered:,.0f} req/s: "
+        _record_step(ctx, path, len(done), step, result)
+        ctx.progress.update(f"{path} step {len(done)} ({step.phase}) {step.measured.offered:,.0f} req/s: "
                             f"{'pass' if step.passed else 'fail'}, {step.why}")
 
-    found, _ = searcher(inst.load_url + cfg.path, cfg, ctx.load, on_step)
+    found, _ = searcher(inst.load_url + path, cfg, ctx.load, on_step)
     spent = time.monotonic() - started
-    at = point(cfg.objective().name, path=cfg.path, percentile=cfg.percentile, objective_ms=cfg.objective_ms,
-               ended_by=found.ended_by)
+    at = point(cfg.objective().name + shape_suffix(cfg, path), path=path, percentile=cfg.percentile,
+               objective_ms=cfg.objective_ms, ended_by=found.ended_by)
     flags = ([] if warm.steady else ["not-steady"]) + (["driver-bound"] if found.ended_by == cs.DRIVER else []) + \
         (["lower-bound"] if found.ended_by in (cs.DRIVER, cs.MAX_RATE) else []) + \
         (["unsettled"] if found.disagreed else [])
@@ -177,11 +200,7 @@ def run(ctx: Context) -> dict[str, float | None]:
         put("capacity_resolution_pct", 100 * found.resolution, "%")
     put("search_steps", len(found.steps), "count")
     put("search_s", spent, "s")
-    if found.capacity is None:
-        ctx.outcome("failed", f"no rate met {cfg.objective().name}: {found.why}")
-    else:
-        ctx.outcome("ok", f"ended by {found.ended_by}: {found.why}")
-    return {cfg.path: found.capacity}
+    return found
 
 
 def estimate_s(e: Estimate) -> float:
@@ -193,22 +212,30 @@ def estimate_s(e: Estimate) -> float:
     bisect = max(1, math.ceil(math.log2(math.log(cfg.growth) / math.log1p(cfg.resolution_pct / 100))))
     # about half the bisection steps fail, and so does the last growth step: each failure is measured again
     confirms = (1 + bisect // 2) if cfg.confirm_failures else 0
-    return warm + (grow + bisect + confirms) * (cfg.pause_s + cfg.step_warmup_s + cfg.step_s + 0.5)
+    search = (grow + bisect + confirms) * (cfg.pause_s + cfg.step_warmup_s + cfg.step_s + 0.5)
+    # a further path's warm-up finds the instance warm: a third of the first one's (as efficiency's)
+    more = len(set(cfg.more_paths) - {cfg.path})
+    return warm + search + more * (warm / 3 + search)
 
 
 def tables(view: RunView) -> list[Table]:
     out = []
     cells = view.find("capacity")
-    summary = by_target_table(view, "capacity", "Capacity at the latency objective (open loop, at steady state)",
-                              [c for c in cells if c.params.get("objective_ms") is not None],
-                              ["capacity_rps", "capacity_resolution_pct", "search_steps", "search_s"],
-                              note="the highest offered rate whose percentile stayed within the objective with no "
-                                   "errors and >= 97 % of the rate achieved; the real limit lies within the "
-                                   "resolution above it; lower-bound: the driver or the plan's maximum ended the search; a "
-                                   "failing rate was measured again before it counted (unsettled: the two "
-                                   "disagreed and a third decided)")
-    if summary:
-        out.append(summary)
+    summaries = [c for c in cells if c.params.get("objective_ms") is not None]
+    paths = list(dict.fromkeys(c.params.get("path") for c in summaries))
+    for n, path in enumerate(paths):  # the plan's path first, as its table always was; then each further one
+        summary = by_target_table(view, "capacity" if n == 0 else f"capacity-{slug(path)}",
+                                  "Capacity at the latency objective (open loop, at steady state)"
+                                  + ("" if len(paths) == 1 else f": {path}"),
+                                  [c for c in summaries if c.params.get("path") == path],
+                                  ["capacity_rps", "capacity_resolution_pct", "search_steps", "search_s"],
+                                  note="the highest offered rate whose percentile stayed within the objective with no "
+                                       "errors and >= 97 % of the rate achieved; the real limit lies within the "
+                                       "resolution above it; lower-bound: the driver or the plan's maximum ended the "
+                                       "search; a failing rate was measured again before it counted (unsettled: the "
+                                       "two disagreed and a third decided)")
+        if summary:
+            out.append(summary)
     steps = [c for c in cells if c.params.get("step") is not None]
     metrics = ["offered_rate", "rps", *(m for m, _, _ in CURVE), "errors", "driver_cpu_util"]
     for target in dict.fromkeys(c.target for c in steps):
@@ -241,28 +268,37 @@ def remarks(view: RunView) -> list[str]:
     if not cells and not failed:
         return []
     lines = ["capacity at the latency objective:", *(f"  {_reading(c)}" for c in cells), *failed]
-    best = max(cells, key=lambda c: c.summary.median) if cells else None
-    if best is not None and len(cells) > 1:
-        lines.append(f"  reading: {best.target} serves the most requests a second within the objective; size "
-                     f"by these rates, not by closed-loop maximum throughput")
+    for path in dict.fromkeys(c.params.get("path") for c in cells):  # apps compared on one path at a time
+        mine = [c for c in cells if c.params.get("path") == path]
+        if len(mine) > 1:
+            best = max(mine, key=lambda c: c.summary.median)
+            lines.append(f"  reading: {best.target} serves the most requests a second within the objective"
+                         + (f" on {path}" if len(cells) > len(mine) else "")
+                         + "; size by these rates, not by closed-loop maximum throughput")
     return lines
 
 
 def describe(p: dict, plan: dict) -> str:
-    return (f"open loop on {p.get('path', '?')} after warm-up to steady state: rates grow x{p.get('growth', '?')} "
+    more = "".join(f", then {path}" for path in p.get("more_paths", []))
+    return (f"open loop on {p.get('path', '?')}{more} after warm-up to steady state: rates grow x{p.get('growth', '?')} "
             f"from {p.get('start_rate', '?')} req/s (at most {p.get('max_rate', '?')}), then bisect to "
             f"{p.get('resolution_pct', '?')} %; a {p.get('step_s', '?')} s step passes when p{p.get('percentile', 99):g} "
             f"<= {p.get('objective_ms', '?')} ms, no errors and >= 97 % of the rate achieved. One search per "
-            f"app/mode: its steps are its evidence.")
+            f"app/mode{' and path' if more else ''}: its steps are its evidence.")
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     steps = [c for c in view.find("capacity") if c.params.get("step") is not None]
+    paths = list(dict.fromkeys(c.params.get("path") for c in steps))
     series = []
     for t in colors:
-        for metric, name, dash in CURVE:
-            pts = [plot.cell_point(c, c.params["rate"], c.point) for c in steps if c.target == t and c.metric == metric]
-            series.append(plot.Series(f"{t} {name}", colors[t], pts, dash=dash, group=t))
+        for path in paths:  # one curve per app/mode and path: a further path's named after it
+            shape = "" if path == paths[0] else f" {path}"
+            for metric, name, dash in CURVE:
+                pts = [plot.cell_point(c, c.params["rate"], c.point) for c in steps
+                       if c.target == t and c.metric == metric and c.params.get("path") == path]
+                if pts or not shape:
+                    series.append(plot.Series(f"{t}{shape} {name}", colors[t], pts, dash=dash, group=t))
     rates = [c.params["rate"] for c in steps]
     if not rates:
         return []

@@ -29,6 +29,7 @@ from perflab.present.tables import METRIC_LABELS, Table, by_point_table, fmt_val
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import loadpoint
+from perflab.scenarios.loadpoint import shape_suffix
 from perflab.scenarios.warmup import WarmupSettings, until_steady
 from perflab.settings import setting
 from perflab.store import point
@@ -43,6 +44,8 @@ METRIC_LABELS.update({"rss_mb": "RSS MB", "rate_of_own_capacity_pct": "% of own 
 
 class EfficiencySettings(WarmupSettings):
     path: str = setting("/fruits", "the path loaded")
+    more_paths: list[str] = setting([], "further paths driven at the same rates after `path`, each warmed to "
+                                        "steady state on its own path first; their figures name the path")
     rates: list[float] = setting([250.0, 500.0, 1000.0], "offered rates, the same for every app: fractions (e.g. "
                                                          "1/4, 1/2, 3/4) of the lowest capacity among the apps "
                                                          "compared, from a capacity run on this machine", "req/s")
@@ -59,19 +62,29 @@ class EfficiencySettings(WarmupSettings):
 
 
 def run(ctx: Context) -> None:
+    """The plan's rates on each path, the plan's path first, on the one load instance."""
+    cfg: EfficiencySettings = ctx.settings
+    paths = list(dict.fromkeys([cfg.path, *cfg.more_paths]))
+    not_held = [held for path in paths for held in _rates_on(ctx, path)]
+    ctx.outcome("ok", "" if not not_held else "not held: " + ", ".join(not_held))
+
+
+def _rates_on(ctx: Context, path: str) -> list[str]:
+    """Every rate on `path`; returns the rates not held, with what was achieved."""
     cfg: EfficiencySettings = ctx.settings
     inst = ctx.inst
-    warm = until_steady(ctx, inst, cfg.path, cfg)
-    own_capacity = (ctx.results.get("capacity") or {}).get(cfg.path)
+    shape = shape_suffix(cfg, path)
+    warm = until_steady(ctx, inst, path, cfg)
+    own_capacity = (ctx.results.get("capacity") or {}).get(path)
     not_held = []
     for rate in cfg.rates:
-        ctx.progress.update(f"{rate:,.0f} req/s")
-        at = point(f"{rate:,.0f} req/s", rate=rate, path=cfg.path, method="GET", open_loop=True)
+        ctx.progress.update(f"{rate:,.0f} req/s{shape}")
+        at = point(f"{rate:,.0f} req/s{shape}", rate=rate, path=path, method="GET", open_loop=True)
         if cfg.step_warmup_s > 0:  # unmeasured, and outside the CPU window below
-            ctx.load.open(inst.load_url + cfg.path, rate=rate, duration_s=cfg.step_warmup_s,
+            ctx.load.open(inst.load_url + path, rate=rate, duration_s=cfg.step_warmup_s,
                           connections=cfg.connections)
         window = loadpoint.open_window(ctx.lab)
-        result = ctx.load.open(inst.load_url + cfg.path, rate=rate, duration_s=cfg.step_s,
+        result = ctx.load.open(inst.load_url + path, rate=rate, duration_s=cfg.step_s,
                                connections=cfg.connections)
         end_ns = time.monotonic_ns()
         db_end = ctx.lab.db_cpu_s()
@@ -79,7 +92,7 @@ def run(ctx: Context) -> None:
         held = result.rps >= RATE_SHORTFALL_LIMIT * rate
         flags = loadpoint.flags_of(result) + ([] if held else ["not-held"]) + ([] if warm.steady else ["not-steady"])
         if not held:
-            not_held.append(f"{rate:,.0f} req/s (achieved {result.rps:,.0f})")
+            not_held.append(f"{rate:,.0f} req/s{shape} (achieved {result.rps:,.0f})")
         extra = {"achieved": result.rps, "driver_bound_reason": result.driver_bound_reason, "warmup": warm.why}
         put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, flags=flags, extra=extra)  # noqa: E731
         if own_capacity:  # how near its own limit each app ran at this shared rate
@@ -96,13 +109,14 @@ def run(ctx: Context) -> None:
                 put("db_cpu_ms_per_request", 1000 * (db_end - window.db_cpu_start) / result.requests, "ms")
         put("rss_mb", mb(series.mean("rss_bytes", window.start_ns, end_ns)), "MB")
         inst.check_alive()
-    ctx.outcome("ok", "" if not not_held else "not held: " + ", ".join(not_held))
+    return not_held
 
 
 def estimate_s(e: Estimate) -> float:
     cfg: EfficiencySettings = e.settings
     warm = cfg.warmup_max_s / 3 if e.jvm else cfg.window + 2  # the load instance is warm by now
-    return warm + len(cfg.rates) * (cfg.step_warmup_s + cfg.step_s + 1)
+    paths = len({cfg.path, *cfg.more_paths})
+    return paths * (warm + len(cfg.rates) * (cfg.step_warmup_s + cfg.step_s + 1))
 
 
 def tables(view: RunView) -> list[Table]:
@@ -118,10 +132,11 @@ def tables(view: RunView) -> list[Table]:
     return out
 
 
-def _not_held(view: RunView) -> dict[str, list[str]]:
-    """Per app/mode, the rates it could not hold with what it achieved, lowest first."""
+def _not_held(rps: list) -> dict[str, list[str]]:
+    """Per app/mode, the rates of `rps` (its achieved-rate cells) it could not hold with what it
+    achieved, lowest first."""
     out: dict[str, list[str]] = {}
-    for c in sorted(view.find("efficiency", "rps"), key=lambda c: c.params.get("rate") or 0):
+    for c in sorted(rps, key=lambda c: c.params.get("rate") or 0):
         if "not-held" in c.flags and c.params.get("rate"):
             out.setdefault(c.target, []).append(f"{fmt_value(c.params['rate'])} req/s (achieved "
                                                 f"{fmt_value(c.summary.median)})")
@@ -129,14 +144,24 @@ def _not_held(view: RunView) -> dict[str, list[str]]:
 
 
 def remarks(view: RunView) -> list[str]:
-    """The app's CPU per request at the highest rate every app held (else the highest most held),
-    cheapest first, then which app could not hold which rate."""
+    """Per path: the app's CPU per request at the highest rate every app held (else the highest most
+    held), cheapest first, then which app could not hold which rate."""
     cells = view.find("efficiency", "app_cpu_ms_per_request")
+    rps = view.find("efficiency", "rps")
+    paths = list(dict.fromkeys(c.params.get("path") for c in [*cells, *rps]))
+    lines = []
+    for path in paths:
+        shape = "" if len(paths) == 1 or path == paths[0] else f" on {path}"
+        lines += _remark([c for c in cells if c.params.get("path") == path],
+                         _not_held([c for c in rps if c.params.get("path") == path]), shape)
+    return lines
+
+
+def _remark(cells: list, not_held: dict[str, list[str]], shape: str) -> list[str]:
     held = [c for c in cells if "not-held" not in c.flags and c.params.get("rate")]
-    not_held = _not_held(view)
     said = "; ".join(f"{t} {' and '.join(rates)}" for t, rates in not_held.items())
     if not held:
-        return [f"app CPU ms per request: no app held any rate; not held: {said}"] if said else []
+        return [f"app CPU ms per request{shape}: no app held any rate; not held: {said}"] if said else []
     targets = {c.target for c in cells} | set(not_held)
     by_rate = {r: [c for c in held if c.params["rate"] == r] for r in sorted({c.params["rate"] for c in held})}
     common = [r for r, at in by_rate.items() if {c.target for c in at} == targets]
@@ -146,14 +171,15 @@ def remarks(view: RunView) -> list[str]:
     unmeasured = sorted(targets - {c.target for c in at} - set(not_held))
     reading = (f"; {at[-1].target} spends {at[-1].summary.median / at[0].summary.median:.1f}x the CPU of "
                f"{at[0].target} per request" if len(at) > 1 and at[0].summary.median > 0 else "")
-    return [f"app CPU ms per request at {fmt_value(rate)} req/s: {parts}{reading}"
+    return [f"app CPU ms per request at {fmt_value(rate)} req/s{shape}: {parts}{reading}"
             + (f" ({', '.join(unmeasured)}: no figure at that rate)" if unmeasured else "")
             + (f"; not held: {said}" if said else "")]
 
 
 def describe(p: dict, plan: dict) -> str:
     rates = ", ".join(fmt_value(r) for r in p.get("rates", []))
-    return (f"open loop on {p.get('path', '?')} at {rates} req/s for every app ({p.get('step_s', '?')} s each, after "
+    more = "".join(f", then {path}" for path in p.get("more_paths", []))
+    return (f"open loop on {p.get('path', '?')}{more} at {rates} req/s for every app ({p.get('step_s', '?')} s each, after "
             f"warm-up to steady state): the app's CPU per request from its cgroup, the DB's CPU per request, RSS.")
 
 
@@ -161,8 +187,13 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
     out = []
     for metric, title in COST:
         cells = view.find("efficiency", metric)
-        series = [plot.Series(t, colors[t], [plot.cell_point(c, c.params["rate"], c.point) for c in cells
-                                             if c.target == t and c.params.get("rate")]) for t in colors]
+        paths = list(dict.fromkeys(c.params.get("path") for c in cells)) or [None]
+        # one line per app/mode and path: a further path's dashed and named after it
+        series = [plot.Series(t + ("" if path == paths[0] else f" {path}"), colors[t],
+                              [plot.cell_point(c, c.params["rate"], c.point) for c in cells
+                               if c.target == t and c.params.get("rate") and c.params.get("path") == path],
+                              dash="" if path == paths[0] else "dash")
+                  for path in paths for t in colors]
         out.append(plot.line_chart(f"{title} vs offered rate", series, plot.Axis("offered req/s"),
                                    plot.Axis(title, zero=True), key=f"efficiency-{metric}"))
     return out

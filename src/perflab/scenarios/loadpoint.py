@@ -21,6 +21,17 @@ class Window:
     db_cpu_start: float | None
 
 
+def slug(path: str) -> str:
+    """A path as part of a file name or a table's key: /fruit-prices -> fruit-prices."""
+    return path.strip("/").replace("/", "-") or "root"
+
+
+def shape_suffix(cfg, path: str) -> str:
+    """What a figure's point label adds for a path beyond a scenario's own `path` (a further request
+    shape, `more_paths`): the path; nothing for its own, whose labels stay as they always were."""
+    return "" if path == cfg.path else f" {path}"
+
+
 def open_window(lab: Lab) -> Window:
     return Window(time.monotonic_ns(), lab.db_cpu_s())
 
