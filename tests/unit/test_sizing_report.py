@@ -235,5 +235,5 @@ def test_capacity_and_efficiency_on_two_paths_compare_the_apps_path_by_path(two_
             "not held: spring-boot/jvm 500 req/s (achieved 380)") in text
     colors = plot.colors_for(two_shapes)
     [cpu_chart] = [c for c in registry.get("efficiency").charts(two_shapes, ChartInputs({}, {}, []), colors)
-                   if c.key == "efficiency-app_cpu_ms_per_request"]
+                   if c is not None and c.key == "efficiency-app_cpu_ms_per_request"]
     assert {t.name for t in cpu_chart.figure.data} >= {"quarkus/jvm", "quarkus/jvm /fruit-prices"}
