@@ -47,8 +47,9 @@ timeout_s = 20
 rest_s = 0
 [steady]
 launches = 2
+startup_figures = true
 points = [{ path = "/hello", connections = 2 }]
-window = 2
+window = 3
 warmup_max_s = 2
 max_jit_ms_per_s = 0
 precision = 0.5
@@ -213,7 +214,10 @@ def faults(tmp_path, workdir, monkeypatch):
 
 
 def _figures_before(st: store.Store, run_id: str) -> set[tuple]:
-    return {(f.app, f.mode, f.scenario, f.metric, f.point, f.repeat, f.measured_at) for f in st.figures(run_id)}
+    """The figures of the steps that ended before the fault (a step cut short is measured again)."""
+    cutoff = max(st.done_steps(run_id).values(), default=0.0)
+    return {(f.app, f.mode, f.scenario, f.metric, f.point, f.repeat, f.measured_at) for f in st.figures(run_id)
+            if f.measured_at <= cutoff}
 
 
 def _ends_whole(st: store.Store, run_id: str, env: dict, kept: set[tuple]) -> None:
