@@ -56,6 +56,8 @@ def test_a_wide_ratio_is_not_settled_and_says_what_budget_would_settle_it(store)
     assert ratio.interval.low < 1.7 < ratio.interval.high and not ratio.settled
     text = "\n".join(found.lines())
     assert "NOT settled" in text and "about" in text and "rounds" in text
+    # the advice names the request shape it is for: a run with several has one ratio of each
+    assert f"to settle quarkus/jvm / spring-boot/jvm {ratio.what} to +-10%: about" in text
     assert "4 connections" in text and "1 CPU" in text          # the conditions the ratio holds under
     assert "100 connections on 4 CPUs" in text                   # the published figure, with its conditions
     assert "1 reading(s) more than 5% slow" in text              # the canary's 23.0 against a median of ~20

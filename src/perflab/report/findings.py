@@ -403,11 +403,11 @@ def _advice(view: RunView, ratios: list[RatioFinding]) -> list[str]:
             continue
         need = r.rounds_needed
         if need is None:
-            out.append(f"{r.numerator} / {r.denominator}: no affordable number of rounds reaches +-{r.target:.0%} at "
-                       f"the spread measured")
+            out.append(f"{r.numerator} / {r.denominator} {r.what}: no affordable number of rounds reaches "
+                       f"+-{r.target:.0%} at the spread measured")
             continue
         cost = f" (about {need * per_round / 60:.0f} min of rounds at this run's pace)" if per_round else ""
-        out.append(f"to settle {r.numerator} / {r.denominator} to +-{r.target:.0%}: about {need} rounds{cost}, from "
+        out.append(f"to settle {r.numerator} / {r.denominator} {r.what} to +-{r.target:.0%}: about {need} rounds{cost}, from "
                    f"the round-to-round spread measured (sd of the log ratio {r.interval.sd_log:.3f}, planned at its "
                    f"80 % upper limit {ratios_ci.sd_upper(r.interval.sd_log, r.interval.df):.3f}: "
                    f"{r.interval.df:.0f} degrees of freedom)")
