@@ -18,7 +18,8 @@ AT = {"path": "/fruits", "connections": 4, "method": "GET"}
 
 
 def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[float] | None = None,
-         rounds_record: bool = True, min_rounds: int | None = None, limits: dict | None = None) -> results.RunView:
+         rounds_record: bool = True, min_rounds: int | None = None, limits: dict | None = None,
+         flags: dict[str, list[str]] | None = None) -> results.RunView:
     env = dict(ENV)
     record = None
     if rounds_record:
@@ -34,7 +35,8 @@ def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[f
         store.save_rounds(run, record)
     for app, values in (("quarkus", quarkus), ("spring-boot", spring)):
         for n, v in enumerate(values, 1):
-            store.add_figure(run, app, "jvm", "steady", "rps", v, "req/s", point="fruits c=4", params=AT, repeat=n)
+            store.add_figure(run, app, "jvm", "steady", "rps", v, "req/s", point="fruits c=4", params=AT, repeat=n,
+                             flags=(flags or {}).get(app, []) if n == 1 else [])
     for n, v in enumerate(canary or [], 1):
         store.add_figure(run, "quarkus", "jvm", "canary", "app_cpu_ms", v, "ms", point="before", repeat=n)
     store.finish_run(run, "complete")
@@ -71,6 +73,22 @@ def test_a_tight_ratio_is_settled(store):
     [ratio] = findings.findings(view).ratios
     assert ratio.settled and ratio.interval.half_width < 0.10
     assert "settled (within +-10%)" in ratio.text()
+
+
+@pytest.mark.parametrize("capped, reading", [
+    ({"quarkus": ["load-side-bound"]}, "quarkus/jvm's throughput is a lower bound"),
+    ({"spring-boot": ["load-side-bound"]}, "the ratio is at most this"),
+    ({"quarkus": ["load-side-bound"], "spring-boot": ["load-side-bound"]}, "bounded in neither direction"),
+    ({}, None)])
+def test_a_throughput_the_load_side_capped_makes_its_side_of_the_ratio_a_bound(store, capped, reading):
+    view = _run(store, [20_000, 20_200, 19_900, 20_100], [10_000, 10_050, 9_980, 10_020], flags=capped)
+    [ratio] = findings.findings(view).ratios
+    if reading is None:
+        assert "lower bound" not in ratio.text()
+    else:
+        assert reading in ratio.text()
+    if capped == {"quarkus": ["load-side-bound"]}:
+        assert ratio.text().endswith("the ratio is at least this")
 
 
 def test_a_tight_ratio_from_fewer_rounds_than_the_plans_minimum_is_not_settled(store):

@@ -86,7 +86,20 @@ class RatioFinding:
         if self.dropped:
             text += (f"; not paired by round: {self.dropped} launch value(s) have a round number missing or "
                      f"repeated (Welch on all launches instead)")
-        return text
+        return text + self.bound_text()
+
+    def bound_text(self) -> str:
+        """A throughput the load side capped is a lower bound, and so one side of the ratio is."""
+        if not self.what.startswith("throughput"):
+            return ""
+        capped = [c.target for c in (self.a, self.b) if "load-side-bound" in c.flags]
+        if not capped:
+            return ""
+        which = (" and ".join(capped) + "'s throughputs are lower bounds" if len(capped) == 2 else
+                 f"{capped[0]}'s throughput is a lower bound")
+        direction = {(self.a.target,): "the ratio is at least this", (self.b.target,): "the ratio is at most this"}
+        return (f"; {which} (the load driver and the database, sharing a CPU, were the limit in some launches): "
+                + direction.get(tuple(capped), "the ratio itself is bounded in neither direction"))
 
     @property
     def between(self) -> ratios_ci.BetweenRuns | None:
