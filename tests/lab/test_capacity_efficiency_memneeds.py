@@ -140,6 +140,7 @@ def test_capacity_efficiency_and_memory_needs_of_the_go_reference(go_run):
     # every warm-up kept its intervals: the capacity's, efficiency's and one per memory step
     timelines = {(r["scenario"], r["path"].rsplit("/", 1)[-1]) for r in s.files(run_id) if r["kind"] == "timeline"}
     assert {("capacity", "timeline-warmup1.csv"), ("efficiency", "timeline-warmup1.csv"),
+            ("capacity", "timeline-warmup1-todos.csv"), ("efficiency", "timeline-warmup1-todos.csv"),
             ("memneeds", "timeline-warmup-256mb.csv"), ("memneeds", "timeline-warmup-64mb.csv"),
             ("memneeds", "timeline-measure-256mb.csv")} <= timelines
 

@@ -175,7 +175,8 @@ def run(ctx: Context) -> dict[str, float | None]:
 def _search(ctx: Context, path: str) -> cs.Search:
     cfg: CapacitySettings = ctx.settings
     inst = ctx.inst
-    warm = until_steady(ctx, inst, path, cfg)
+    # a further path's warm-up timeline in a file of its own, beside the first path's
+    warm = until_steady(ctx, inst, path, cfg, tag="" if path == cfg.path else f"1-{slug(path)}")
     started = time.monotonic()
     done: list[cs.Step] = []
 

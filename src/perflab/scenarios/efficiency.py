@@ -29,7 +29,7 @@ from perflab.present.tables import METRIC_LABELS, Table, by_point_table, fmt_val
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario
 from perflab.scenarios import loadpoint
-from perflab.scenarios.loadpoint import shape_suffix
+from perflab.scenarios.loadpoint import shape_suffix, slug
 from perflab.scenarios.warmup import WarmupSettings, until_steady
 from perflab.settings import setting
 from perflab.store import point
@@ -74,7 +74,8 @@ def _rates_on(ctx: Context, path: str) -> list[str]:
     cfg: EfficiencySettings = ctx.settings
     inst = ctx.inst
     shape = shape_suffix(cfg, path)
-    warm = until_steady(ctx, inst, path, cfg)
+    # a further path's warm-up timeline in a file of its own, beside the first path's
+    warm = until_steady(ctx, inst, path, cfg, tag="" if path == cfg.path else f"1-{slug(path)}")
     own_capacity = (ctx.results.get("capacity") or {}).get(path)
     not_held = []
     for rate in cfg.rates:
