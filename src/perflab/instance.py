@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import itertools
 import signal
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from perflab import apps, isolate, probes, procs, signals
 from perflab.errors import AppFailed
+
+EXIT_WAIT_S = 5.0  # for the last threads of a process whose main thread is dead
 
 JVM_FLAG_PRINT = "-XX:+PrintCommandLineFlags"  # the JVM logs the GC and heap it chose
 _counter = itertools.count(1)
@@ -89,7 +92,21 @@ class Instance:
         return self.base_url
 
     def exited(self) -> int | None:
-        return self.running.proc.poll() if self.running else None
+        """The exit status (negative: the signal), None while it runs. A multi-threaded process
+        killed with SIGKILL shows as a zombie while its other threads are still on their way out,
+        and poll() answers None until the last has gone: a dead main thread is waited for (briefly)."""
+        if not self.running:
+            return None
+        proc = self.running.proc
+        code = proc.poll()
+        if code is None:
+            stat = probes.read_stat(proc.pid)
+            if stat is not None and stat.gone:
+                try:
+                    code = proc.wait(timeout=EXIT_WAIT_S)
+                except subprocess.TimeoutExpired:
+                    return None
+        return code
 
     def end_reason(self) -> str:
         """Why the instance is gone (or '' while it runs): OOM kill, crash with code or signal."""
