@@ -16,6 +16,8 @@ import pytest
 from perflab import postgres
 from perflab.drivers import ensure_oha, ensure_wrk
 from perflab.drivers.install import DriverUnavailable
+from perflab.paths import cache_dir
+from tests import prebuild
 
 SUPPORT = Path(__file__).parent / "support"
 # Tests start the CLI as `python -m perflab` in subprocesses: they must find the package under
@@ -51,6 +53,21 @@ def needs_tool(name: str, reason: str):
 def pytest_runtest_setup(item):
     for mark in item.iter_markers("needs"):
         require(*mark.args)
+
+
+_PREBUILD = pytest.StashKey()
+
+
+def pytest_collection_finish(session):
+    """The one-time builds the collected tiers will wait for, started now in the background so that
+    they overlap with the tests before them (tests/prebuild.py)."""
+    jobs = prebuild.wanted(item.path for item in session.items)
+    if jobs:
+        session.config.stash[_PREBUILD] = prebuild.start(jobs, cache_dir() / "logs" / "prebuild.log")
+
+
+def pytest_sessionfinish(session):
+    prebuild.stop(session.config.stash.get(_PREBUILD, None))
 
 
 def _driver(ensure, missing_says: str):
