@@ -3,6 +3,7 @@ SIGKILLed JVM or threaded server is, for a moment, on a busy machine) counts as 
 
 from __future__ import annotations
 
+import platform
 import subprocess
 import sys
 import time
@@ -10,6 +11,10 @@ from types import SimpleNamespace
 
 from perflab import probes
 from perflab.instance import Instance
+from tests.conftest import require
+
+# the exit system call (one thread only, unlike exit_group) by architecture
+SYS_EXIT = {"x86_64": 60, "aarch64": 93}
 
 # The main thread ends itself with the exit system call (not exit_group): the process shows as a
 # zombie while its second thread lives on for another second, and waitpid reports nothing until then.
@@ -17,12 +22,14 @@ LINGERING = """
 import ctypes, threading, time
 threading.Thread(target=lambda: time.sleep(1.0)).start()
 time.sleep(0.2)
-ctypes.CDLL(None).syscall(60, 7)   # SYS_exit on x86-64: this thread only
+ctypes.CDLL(None).syscall({sys_exit}, 7)   # SYS_exit: this thread only
 """
 
 
 def test_a_process_whose_main_thread_is_dead_counts_as_exited():
-    proc = subprocess.Popen([sys.executable, "-c", LINGERING])
+    sys_exit = SYS_EXIT.get(platform.machine())
+    require(sys_exit is not None, f"the exit system call's number on {platform.machine()} is not known here")
+    proc = subprocess.Popen([sys.executable, "-c", LINGERING.format(sys_exit=sys_exit)])
     try:
         deadline = time.monotonic() + 10
         while not ((stat := probes.read_stat(proc.pid)) and stat.gone) and time.monotonic() < deadline:
