@@ -20,7 +20,7 @@ from pathlib import Path
 
 from perflab import jdks, procs
 from perflab.errors import LabError
-from perflab.paths import MAVEN_WRAPPER, cache_dir, work_dir
+from perflab.paths import MAVEN_WRAPPER, cache_dir, maven_config_args, work_dir
 from perflab.waiting import wait_until
 
 # The apps' own H2 (apps/kt2020-*/pom.xml): client and server speak the same protocol version.
@@ -63,7 +63,7 @@ def h2_jar(log=print) -> Path:
     log(f"fetching com.h2database:h2:{H2_VERSION} with the Maven wrapper ...")
     with tempfile.TemporaryDirectory(dir=jar.parent, prefix=".fetch-") as tmp:
         res = subprocess.run(
-            [str(MAVEN_WRAPPER), "-B", "-q", "dependency:copy", f"-Dartifact=com.h2database:h2:{H2_VERSION}",
+            [str(MAVEN_WRAPPER), *maven_config_args(), "-B", "-q", "dependency:copy", f"-Dartifact=com.h2database:h2:{H2_VERSION}",
              f"-DoutputDirectory={tmp}"],
             cwd=tmp, capture_output=True, text=True, timeout=600,
             env={**_java_env(), "MAVEN_OPTS": "-Xmx256m"})

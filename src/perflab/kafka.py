@@ -18,7 +18,7 @@ from pathlib import Path
 
 from perflab import jdks, procs, signals
 from perflab.errors import LabError
-from perflab.paths import MAVEN_WRAPPER, cache_dir, work_dir
+from perflab.paths import MAVEN_WRAPPER, cache_dir, maven_config_args, work_dir
 from perflab.waiting import wait_until
 
 KAFKA_VERSION = "4.1.1"
@@ -54,7 +54,7 @@ def ensure_jars(version: str = KAFKA_VERSION, say=print) -> Path:
     env = {"JAVA_HOME": str(jdks.require_jdk(17))}
     log = root / "resolve.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([str(MAVEN_WRAPPER), "-B", "-f", str(root / "pom.xml"), "dependency:copy-dependencies",
+        proc = subprocess.Popen([str(MAVEN_WRAPPER), *maven_config_args(), "-B", "-f", str(root / "pom.xml"), "dependency:copy-dependencies",
                                  "-DincludeScope=runtime", f"-DoutputDirectory={lib}"], cwd=root,
                                 env=dict(os.environ, **env), stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)

@@ -17,6 +17,17 @@ def _repo_root() -> Path:
 REPO_ROOT = _repo_root()
 CONTRACT_DIR = REPO_ROOT / "apps" / "contract"
 MAVEN_WRAPPER = REPO_ROOT / "apps" / "mvnw"
+# Maven reads it for builds under apps/: file locks in the local repository, so that two Maven processes
+# (two tests, two labs, a build and the H2 fetch) may share ~/.m2 at once
+MAVEN_CONFIG = REPO_ROOT / "apps" / ".mvn" / "maven.config"
+
+
+def maven_config_args() -> list[str]:
+    """apps/.mvn/maven.config's arguments, for a Maven run outside apps/ (where Maven does not find it)."""
+    try:
+        return MAVEN_CONFIG.read_text().split()
+    except OSError:
+        return []
 
 
 def apps_dir() -> Path:
