@@ -17,7 +17,7 @@ from perflab import postgres
 from perflab.drivers import ensure_oha, ensure_wrk
 from perflab.drivers.install import DriverUnavailable
 from perflab.paths import cache_dir
-from tests import prebuild
+from tests import lanes, prebuild
 
 SUPPORT = Path(__file__).parent / "support"
 # Tests start the CLI as `python -m perflab` in subprocesses: they must find the package under
@@ -58,12 +58,49 @@ def pytest_runtest_setup(item):
 _PREBUILD = pytest.StashKey()
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
+def pytest_collection_modifyitems(config, items):
+    """With two workers (`perflab test`), each test's group: what may run beside what (tests/lanes.py)."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    def standin(item) -> bool:
+        return item.get_closest_marker(lanes.STANDIN) is not None
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(lanes.group(item.path, standin(item))))
+    if config.getvalue("dist") == "loadgroup":  # one order in every worker: the groups are handed out in it
+        items.sort(key=lambda item: lanes.order(item.path, standin(item), "oha_binary" in item.fixturenames))
+
+
+@pytest.fixture(autouse=True)
+def _standin_tests_see_no_apps(request, monkeypatch):
+    """A test marked standin may run beside the apps group: it must not find the apps under apps/
+    (one that sets its own PERFLAB_APPS_DIR later in its setup wins)."""
+    if request.node.get_closest_marker(lanes.STANDIN) is not None:
+        monkeypatch.setenv("PERFLAB_APPS_DIR", lanes.NO_APPS_DIR)
+
+
+def _xdist_controller(config) -> bool:
+    return getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput")
+
+
+def pytest_sessionstart(session):
+    """In several workers, the controller starts the one-time builds (it outlives every worker; the
+    workers each collect every test and must not start them twice), for the tiers it was given."""
+    if _xdist_controller(session.config):
+        _start_prebuild(session.config, [Path(arg.split("::")[0]) for arg in session.config.args])
+
+
 def pytest_collection_finish(session):
     """The one-time builds the collected tiers will wait for, started now in the background so that
     they overlap with the tests before them (tests/prebuild.py)."""
-    jobs = prebuild.wanted(item.path for item in session.items)
+    if not hasattr(session.config, "workerinput") and not _xdist_controller(session.config):
+        _start_prebuild(session.config, [item.path for item in session.items])
+
+
+def _start_prebuild(config, test_paths) -> None:
+    jobs = prebuild.wanted(test_paths)
     if jobs:
-        session.config.stash[_PREBUILD] = prebuild.start(jobs, cache_dir() / "logs" / "prebuild.log")
+        config.stash[_PREBUILD] = prebuild.start(jobs, cache_dir() / "logs" / "prebuild.log")
 
 
 def pytest_sessionfinish(session):

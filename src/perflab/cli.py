@@ -324,8 +324,9 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("app", help="the app's name")
     ver.set_defaults(func=_lab("cmd_versions"))
 
-    test_help = ("run the test suite, every tier: unit, lab, kube (installs what it needs first); "
-                 "--fast: the unit tier only (no process started, under a minute)")
+    test_help = ("run the test suite, every tier: unit, lab, kube (installs what it needs first), in two worker "
+                 "processes on two CPUs or more (PERFLAB_TEST_WORKERS=1: one); --fast: the unit tier only (no process "
+                 "started, under a minute)")
     t = sub.add_parser("test", help=test_help, description=test_help)
     t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="--fast, and extra pytest arguments")
     t.set_defaults(func=cmd_test)

@@ -8,6 +8,8 @@ from perflab import apps
 from perflab.errors import LabError
 from tests.conftest import write_standin_app
 
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+
 
 def test_second_build_without_change_runs_no_build_and_a_change_rebuilds(tmp_path, workdir):
     app = apps.load_descriptor(write_standin_app(tmp_path) / "perflab.toml")

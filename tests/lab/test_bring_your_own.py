@@ -9,6 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from perflab.present.timelines import read_timeline
 
 from perflab import jdks, procs, store
@@ -59,6 +61,7 @@ def _perflab(args, env, timeout=600):
 
 
 @needs_root("needs root for cgroups and the DB user")
+@pytest.mark.usefixtures("oha_binary")  # its latency points run oha: built once, or why it cannot be
 def test_a_jar_built_elsewhere_is_measured_end_to_end(tmp_path, workdir, database):
     _, conn = database
     jar = _build_jar(tmp_path / "outside")

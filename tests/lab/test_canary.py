@@ -13,6 +13,8 @@ import pytest
 from perflab.errors import LabError
 from perflab.probes import canary
 
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+
 SMALL_WORK = 200_000  # ~0.5 ms a repetition: the tests check behaviour, not speed
 
 

@@ -13,7 +13,7 @@ from tests.support.queue_server import QueueServer
 # objectives stay well above that
 QUICK = dict(path="/work", start_rate=20.0, growth=2.0, step_s=3.0, step_warmup_s=0.5, pause_s=1.0, max_connections=64,
              confirm_failures=False)  # confirmation is tested once, below, with the real driver
-pytestmark = pytest.mark.usefixtures("oha_binary")  # built once, or the reason it cannot be
+pytestmark = [pytest.mark.usefixtures("oha_binary"), pytest.mark.standin]  # built once, or the reason it cannot be
 
 
 def _search(server: QueueServer, route: str = "/work", **settings) -> cs.Search:

@@ -18,6 +18,8 @@ from perflab import isolate, plan
 from perflab.isolate import Cgroup, CgroupSetup, Limits, cleanup_stale, detect_cgroups, plan_topology
 from tests.conftest import needs, require
 
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+
 MB = 1024 * 1024
 REPO = Path(__file__).resolve().parents[2]
 SETUP = detect_cgroups()

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from perflab import dbstats, postgres, procs
 from tests.conftest import cluster_dir
+
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
 
 # One "request": what an app serving GET /fruits/1 with a count might send, three statements.
 REQUEST = "SELECT name FROM fruits WHERE id = 1;\nSELECT count(*) FROM fruits;\nSELECT 1;\n"

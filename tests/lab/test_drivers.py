@@ -11,6 +11,8 @@ from perflab import procs
 from perflab.drivers import base, install, wrk
 from tests.support.standin_server import StandinServer
 
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+
 BUSY = "import os,time\nprint(sorted(os.sched_getaffinity(0)))\nend=time.process_time()+{s}\n" \
        "while time.process_time()<end: pass\n"
 

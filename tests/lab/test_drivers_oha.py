@@ -3,10 +3,14 @@ driver-bound, closed loop and non-2xx answers (oha is built once with cargo if m
 
 import json
 
+import pytest
+
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from tests.lab.test_drivers import cpu_roles
 from tests.support.standin_server import StandinServer
+
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
 
 
 def test_open_loop_run_holds_the_rate(oha_binary):

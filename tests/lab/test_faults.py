@@ -31,7 +31,7 @@ from perflab import postgres, room, store
 from perflab.paths import REPO_ROOT
 from tests.conftest import needs_root, write_standin_app
 
-pytestmark = needs_root("needs root for cgroups, the DB's own user and a small disk (tmpfs)")
+pytestmark = [needs_root("needs root for cgroups, the DB's own user and a small disk (tmpfs)"), pytest.mark.standin]
 
 PLAN = """
 name = "faults"

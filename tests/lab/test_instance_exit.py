@@ -9,9 +9,13 @@ import sys
 import time
 from types import SimpleNamespace
 
+import pytest
+
 from perflab import probes
 from perflab.instance import Instance
 from tests.conftest import require
+
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
 
 # the exit system call (one thread only, unlike exit_group) by architecture
 SYS_EXIT = {"x86_64": 60, "aarch64": 93}

@@ -11,6 +11,8 @@ import pytest
 from perflab import jdks, jvmflags
 from tests.conftest import require
 
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+
 WAITS = "public class Waits { public static void main(String[] a) throws Exception { Thread.sleep(120_000); } }\n"
 
 

@@ -14,6 +14,8 @@ import pytest
 from perflab import jdks, jvmstat
 from tests.conftest import require
 
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+
 CHURN = textwrap.dedent("""\
     import java.io.BufferedReader;
     import java.io.InputStreamReader;

@@ -11,6 +11,8 @@ import pytest
 from perflab.kube.cluster_load import Load, oha_args, oha_result
 from tests.support.standin_server import StandinServer
 
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+
 
 def _output(binary, url: str, load: Load) -> str:
     """What an exec of oha in the driver pod returns: its standard output."""

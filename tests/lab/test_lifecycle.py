@@ -21,6 +21,8 @@ from perflab.errors import LabError
 from perflab.paths import REPO_ROOT
 from tests.conftest import cluster_dir, write_standin_app
 
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+
 
 def _pids_from_log(log: Path) -> list[int]:
     text = log.read_text() if log.exists() else ""

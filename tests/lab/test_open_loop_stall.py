@@ -11,8 +11,12 @@ import os
 import signal
 import threading
 
+import pytest
+
 from perflab.drivers import oha_requests, run_oha
 from tests.support.standin_server import StandinServer
+
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
 
 RATE, DURATION_S, STALL_AT_S, STALL_S = 500, 4.0, 1.5, 1.0
 

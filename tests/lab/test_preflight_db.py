@@ -16,6 +16,8 @@ import pytest
 from perflab import db_home, preflight
 from tests.conftest import needs
 
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+
 as_root_with_postgres = needs(os.geteuid() == 0 and db_home.server_user_exists(),
                               "needs root and the unprivileged 'postgres' user")
 

@@ -21,6 +21,8 @@ from perflab.probes import (ResourceSampler, process_tree, read_stat, time_to_fi
 from tests.conftest import require
 from tests.unit.test_probes import ready_later  # noqa: F401 - the fixture
 
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+
 MB = 1024 * 1024
 STANDIN = Path(__file__).resolve().parents[1] / "support" / "standin_server.py"
 

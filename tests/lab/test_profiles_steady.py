@@ -22,7 +22,8 @@ from tests.conftest import needs, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, make_lab, run_scenario
 
 pytestmark = [needs(os.geteuid() == 0, "needs root for cgroups and the DB user"),
-              needs(shutil.which("java") is not None, "needs a JDK")]
+              needs(shutil.which("java") is not None, "needs a JDK"),
+              pytest.mark.standin]
 
 SERVER = Path(__file__).resolve().parent.parent / "support" / "profiled" / "WorkServer.java"
 

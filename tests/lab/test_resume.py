@@ -19,7 +19,7 @@ from perflab import store
 from perflab.paths import REPO_ROOT
 from tests.conftest import needs, write_standin_app
 
-pytestmark = needs(os.geteuid() == 0, "needs root for cgroups and the DB user")
+pytestmark = [needs(os.geteuid() == 0, "needs root for cgroups and the DB user"), pytest.mark.standin]
 
 PLAN = """
 name = "resume-test"

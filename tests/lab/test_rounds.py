@@ -12,7 +12,7 @@ from perflab import rounds
 from tests.conftest import needs_root, write_standin_app
 from tests.lab.plan_run import run_plan_on
 
-pytestmark = needs_root("needs root for cgroups and the DB user")
+pytestmark = [needs_root("needs root for cgroups and the DB user"), pytest.mark.standin]
 
 PLAN = """
 name = "rounds-test"

@@ -22,7 +22,7 @@ from perflab import isolate, plan, procs, runner, store
 from perflab.paths import REPO_ROOT
 from tests.conftest import needs_root, require, write_standin_app
 
-pytestmark = needs_root("needs root for cgroups and the DB user")
+pytestmark = [needs_root("needs root for cgroups and the DB user"), pytest.mark.standin]
 
 PLAN = """
 name = "robustness"

@@ -11,7 +11,7 @@ from perflab.scenarios import coldstart, scaleup
 from tests.conftest import needs_root, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab, run_scenario
 
-pytestmark = needs_root("needs root for cgroups and the DB user")
+pytestmark = [needs_root("needs root for cgroups and the DB user"), pytest.mark.standin]
 
 PLAN = """
 name = "start-test"

@@ -7,7 +7,11 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from perflab.paths import REPO_ROOT
+
+pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
 
 # A fork hook that signals the process itself: the signal arrives exactly where Python would
 # drop the KeyboardInterrupt ("Exception ignored in ...").

@@ -19,7 +19,7 @@ from perflab.scenarios import steady
 from tests.conftest import needs_root, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, make_lab, run_scenario
 
-pytestmark = needs_root("needs root for cgroups and the DB user")
+pytestmark = [needs_root("needs root for cgroups and the DB user"), pytest.mark.standin]
 
 RAMP_S = 6.0  # the ramping app flattens this long after it starts
 RATE = 300.0  # responses a second at full pace

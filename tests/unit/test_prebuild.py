@@ -25,6 +25,13 @@ def test_the_tier_is_the_folder_below_the_last_tests_folder():
     assert prebuild.wanted([Path("/home/tests/perflab/tests/kube/test_images.py")]) == ["oha", "kube"]
 
 
+def test_tier_folders_as_given_on_the_command_line_count_like_their_tests():
+    # in two workers the controller starts the builds from its arguments (pytest's testpaths), not its items
+    assert prebuild.wanted([Path("tests/unit")]) == []
+    assert prebuild.wanted([Path("tests/unit"), Path("tests/lab"), Path("tests/conformance")]) == ["oha"]
+    assert prebuild.wanted([Path("tests/unit"), Path("tests/kube")]) == ["oha", "kube"]
+
+
 def test_turned_off_it_starts_nothing(monkeypatch, tmp_path):
     monkeypatch.setenv(prebuild.OFF, "0")
     assert prebuild.start(["oha", "kube"], tmp_path / "prebuild.log") is None
