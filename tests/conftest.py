@@ -58,17 +58,21 @@ def pytest_runtest_setup(item):
 _PREBUILD = pytest.StashKey()
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
+def _standin(item) -> bool:
+    return item.get_closest_marker(lanes.STANDIN) is not None
+
+
+def pytest_itemcollected(item):
+    """With two workers (`perflab test`), each test's group: what may run beside what (tests/lanes.py).
+    Marked as each test is collected, before xdist reads the groups in its collection hook."""
+    if getattr(item.config.option, "loadgroup", False):  # xdist's own test for --dist loadgroup
+        item.add_marker(pytest.mark.xdist_group(lanes.group(item.path, _standin(item))))
+
+
 def pytest_collection_modifyitems(config, items):
-    """With two workers (`perflab test`), each test's group: what may run beside what (tests/lanes.py)."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    def standin(item) -> bool:
-        return item.get_closest_marker(lanes.STANDIN) is not None
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(lanes.group(item.path, standin(item))))
-    if config.getvalue("dist") == "loadgroup":  # one order in every worker: the groups are handed out in it
-        items.sort(key=lambda item: lanes.order(item.path, standin(item), "oha_binary" in item.fixturenames))
+    """With two workers, one order in every worker (tests/lanes.py): the groups are handed out in it."""
+    if getattr(config.option, "loadgroup", False):
+        items.sort(key=lambda item: lanes.order(item.path, _standin(item), "oha_binary" in item.fixturenames))
 
 
 @pytest.fixture(autouse=True)
