@@ -128,6 +128,7 @@ class Lab:
         proc = subprocess.Popen([sys.executable, "-m", "perflab", "run", *args, "--yes"], cwd=REPO_ROOT, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         lab = cls(proc)
+        _STARTED.append(lab)
         threading.Thread(target=lab._read, daemon=True).start()
         threading.Thread(target=lab._watch, daemon=True).start()
         return lab
@@ -197,12 +198,32 @@ def _lab_cgroups(run_id: str) -> list[Path]:
     return [p for p in Path("/sys/fs/cgroup").glob(f"*/perflab/{run_id}") if p.exists()]
 
 
+_STARTED: list[Lab] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_lab_outlives_its_test():
+    """A case that failed while it waited (a timeout) leaves its `perflab run` going: stop it (SIGINT,
+    so that it cleans up what it started), then kill it, so that it runs into no later case."""
+    yield
+    while _STARTED:
+        lab = _STARTED.pop()
+        if lab.proc.poll() is None:
+            lab.proc.send_signal(signal.SIGINT)
+            try:
+                lab.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                lab.proc.kill()
+                lab.proc.wait()
+
+
 # --- the run ----------------------------------------------------------------------------------
 
 @pytest.fixture
-def faults(tmp_path, workdir, monkeypatch):
+def faults(tmp_path, workdir, monkeypatch, oha_binary):
     """Two stand-in apps and the plan; no database is running, so each run starts its own private
-    PostgreSQL (and stops it), as a run on a fresh machine does."""
+    PostgreSQL (and stops it), as a run on a fresh machine does. oha (the open-loop point's driver)
+    is built before the run starts, not inside its timed waits."""
     apps_root = tmp_path / "apps"
     monkeypatch.setenv("PERFLAB_APPS_DIR", str(apps_root))
     for name in ("alpha", "beta"):

@@ -12,7 +12,7 @@ import pytest
 
 from perflab.drivers import wrk
 from perflab.scenarios import drift, soak
-from tests.conftest import needs_root, require, write_standin_app
+from tests.conftest import needs_root, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, live_standins, make_lab, run_scenario
 
 pytestmark = [needs_root("needs root for cgroups and the DB user"), pytest.mark.standin]
@@ -145,11 +145,7 @@ def test_an_app_that_dies_during_the_soak_is_reported_with_what_was_measured(soa
     _assert_nothing_left(lab)
 
 
-def test_a_fixed_rate_soak_runs_open_loop(soak_lab):
-    from perflab.drivers import install, oha
-
-    if not install.cargo_tool_path("oha", oha.OHA_VERSION).is_file():
-        require(False, "oha is not built here yet (./perflab doctor builds it; about 10 minutes)")
+def test_a_fixed_rate_soak_runs_open_loop(soak_lab, oha_binary):  # oha: built once, or why it cannot be
     lab, app = soak_lab(4, rate=20)
     run_scenario(lab, "soak", app, "jvm")
     offered = _soak_figures(lab, "offered_rate", "interval")
