@@ -34,5 +34,5 @@ def test_tier_folders_as_given_on_the_command_line_count_like_their_tests():
 
 def test_turned_off_it_starts_nothing(monkeypatch, tmp_path):
     monkeypatch.setenv(prebuild.OFF, "0")
-    assert prebuild.start(["oha", "kube"], tmp_path / "prebuild.log") is None
+    assert prebuild.start(["oha", "kube"], tmp_path / "prebuild.log") == []
     assert not (tmp_path / "prebuild.log").exists()
