@@ -79,7 +79,7 @@ def pytest_collection_modifyitems(config, items):
 def _standin_tests_see_no_apps(request, monkeypatch):
     """A test marked standin may run beside the apps group: it must not find the apps under apps/
     (one that sets its own PERFLAB_APPS_DIR later in its setup wins)."""
-    if request.node.get_closest_marker(lanes.STANDIN) is not None:
+    if _standin(request.node):
         monkeypatch.setenv("PERFLAB_APPS_DIR", lanes.NO_APPS_DIR)
 
 

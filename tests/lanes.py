@@ -33,15 +33,17 @@ NO_APPS_DIR = "/nonexistent/perflab-standin-tests-use-no-apps"  # a standin test
 TIER_ORDER = {"unit": 0, "conformance": 1, "browser": 2, "lab": 3, "kube": 4}
 
 
-def _tests_part(test_file: Path) -> tuple[tuple[str, ...], int]:
-    parts = Path(test_file).parts
-    below = [i for i in range(len(parts) - 2) if parts[i] == "tests"]  # tests/<tier>/..., the last one
-    return parts, (below[-1] if below else 0)
+def _tests_part(test_path: Path) -> tuple[tuple[str, ...], int | None]:
+    """The path's parts, and where its last tests/ folder with something below it is (None: none)."""
+    parts = Path(test_path).parts
+    below = [i for i in range(len(parts) - 1) if parts[i] == "tests"]
+    return parts, (below[-1] if below else None)
 
 
-def tier(test_file: Path) -> str:
-    parts, start = _tests_part(test_file)
-    return parts[start + 1] if len(parts) > start + 2 else ""
+def tier(test_path: Path) -> str:
+    """The tier of a test file or folder: the folder below the last tests/ ('' outside one)."""
+    parts, start = _tests_part(test_path)
+    return parts[start + 1] if start is not None else ""
 
 
 def order(test_file: Path, standin: bool, needs_oha: bool) -> tuple[int, int, int]:
@@ -54,5 +56,5 @@ def group(test_file: Path, standin: bool) -> str:
     """The xdist group of a test in `test_file` (a path with a tests/<tier>/ part)."""
     parts, start = _tests_part(test_file)
     if standin or tier(test_file) == "unit":
-        return "/".join(parts[start:])
+        return "/".join(parts[start or 0:])
     return APPS

@@ -22,6 +22,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from tests import lanes
+
 ROOT = Path(__file__).resolve().parent.parent
 JOBS = ("oha", "kube")  # in the order the tiers need them
 NICE = {"oha": 10, "kube": 19}  # oha is wanted first: it gets about seven times the cluster's share
@@ -31,12 +33,7 @@ OFF = "PERFLAB_PREBUILD"  # "0": no background builds (each fixture builds when 
 def wanted(test_paths: Iterable[Path]) -> list[str]:
     """The builds a session of these test files will wait for: oha for any test outside the unit
     tier, the Kubernetes binaries for any test of the kube tier."""
-    tiers = set()
-    for path in test_paths:
-        parts = Path(path).parts
-        below = [parts[i + 1] for i, part in enumerate(parts[:-1]) if part == "tests"]
-        if below:
-            tiers.add(below[-1])  # the folder below the last tests/: the tier
+    tiers = {lanes.tier(path) for path in test_paths} - {""}
     jobs = []
     if tiers - {"unit"}:
         jobs.append("oha")

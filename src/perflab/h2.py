@@ -63,8 +63,8 @@ def h2_jar(log=print) -> Path:
     log(f"fetching com.h2database:h2:{H2_VERSION} with the Maven wrapper ...")
     with tempfile.TemporaryDirectory(dir=jar.parent, prefix=".fetch-") as tmp:
         res = subprocess.run(
-            [str(MAVEN_WRAPPER), *maven_config_args(), "-B", "-q", "dependency:copy", f"-Dartifact=com.h2database:h2:{H2_VERSION}",
-             f"-DoutputDirectory={tmp}"],
+            [str(MAVEN_WRAPPER), *maven_config_args(), "-B", "-q", "dependency:copy",
+             f"-Dartifact=com.h2database:h2:{H2_VERSION}", f"-DoutputDirectory={tmp}"],
             cwd=tmp, capture_output=True, text=True, timeout=600,
             env={**_java_env(), "MAVEN_OPTS": "-Xmx256m"})
         fetched = Path(tmp) / jar.name

@@ -54,9 +54,9 @@ def ensure_jars(version: str = KAFKA_VERSION, say=print) -> Path:
     env = {"JAVA_HOME": str(jdks.require_jdk(17))}
     log = root / "resolve.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([str(MAVEN_WRAPPER), *maven_config_args(), "-B", "-f", str(root / "pom.xml"), "dependency:copy-dependencies",
-                                 "-DincludeScope=runtime", f"-DoutputDirectory={lib}"], cwd=root,
-                                env=dict(os.environ, **env), stdout=out, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen([str(MAVEN_WRAPPER), *maven_config_args(), "-B", "-f", str(root / "pom.xml"),
+                                 "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={lib}"],
+                                cwd=root, env=dict(os.environ, **env), stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
         try:
             rc = proc.wait(timeout=900)
