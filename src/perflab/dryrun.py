@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from perflab import environment, headline, isolate, preflight, rounds, run_history, schedule
+from perflab.analysis import ratios_ci
 from perflab.errors import LabError
 from perflab.migrate import open_store
 from perflab.progress import Step, fmt_duration, step_kind
@@ -203,6 +204,10 @@ def settling_lines(plan: Plan, targets: list[Target], store: Store, method: str,
                      f"rounds give (a plan with more rounds, a wider rounds.target or a quieter machine would settle it)")
         else:
             line += f"; settled from {least} rounds"
+        runs = len(known.intervals(p.label)) + 1
+        if runs >= ratios_ci.ACROSS_LEAST:
+            line += (f"; the findings will also give it across the {runs} runs here, this one included (each "
+                     f"run one observation), which may settle where this run alone does not")
         out.append(line)
     return out
 

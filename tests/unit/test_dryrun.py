@@ -260,7 +260,11 @@ def test_a_ratio_this_machines_spread_cannot_settle_within_the_plans_rounds_is_s
     assert "will NOT settle here" in line and "allows 4" in line and "budget" in line
     monkeypatch.setattr(run_history, "load_for", lambda *a, **k: narrow)
     [line] = dryrun.settling_lines(quick, targets, store, "m", fits=4)
-    assert "NOT" not in line and line.endswith("settled from 3 rounds")
+    assert "NOT" not in line and "settled from 3 rounds" in line
+    assert "across the 3 runs here" in line  # two earlier runs and this one
+    monkeypatch.setattr(run_history, "load_for", lambda *a, **k: _known([[0.45, 0.46, 0.44]]))
+    [line] = dryrun.settling_lines(quick, targets, store, "m", fits=4)
+    assert line.endswith("settled from 3 rounds")  # one earlier run: no answer across runs yet
 
 
 def test_a_plan_with_no_rounds_target_promises_no_added_rounds(store):

@@ -188,6 +188,23 @@ def test_a_run_outside_what_the_earlier_runs_allow_says_so_first(store):
     assert lines[1].startswith("  THIS RUN DISAGREES WITH THE EARLIER ONES") and "2.00x" in lines[1]
 
 
+def test_from_three_runs_the_ratio_is_also_given_across_them_under_the_headline(store):
+    _past(store, 1.60)
+    short = findings.findings(_now(store, [16_100, 16_500], [10_000, 10_300]))
+    assert not any("across the" in line for line in short.lines())  # two runs: no answer across them
+    _past(store, 1.62)
+    lines = findings.findings(_now(store, [16_100, 16_500], [10_000, 10_300])).lines()
+    at = next(n for n, line in enumerate(lines) if "quarkus/jvm / spring-boot/jvm throughput" in line)
+    assert "NOT settled" in lines[at]  # two rounds of its own cannot settle it ...
+    across = lines[at + 1]
+    assert "across the 3 runs" in across and "2 before it" in across
+    assert across.endswith("settled (within +-10%)")  # ... the three runs together do
+    _past(store, 1.20)
+    _past(store, 2.10)
+    apart = findings.findings(_now(store, [16_100, 16_500], [10_000, 10_300])).lines()
+    assert any("across the 5 runs" in line and "NOT settled" in line for line in apart)
+
+
 def test_with_one_earlier_run_the_difference_of_the_two_decides(store):
     _past(store, 1.60)
     close = findings.findings(_now(store, [16_100, 16_500, 15_700], [10_000, 10_300, 9_800]))

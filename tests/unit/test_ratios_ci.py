@@ -152,3 +152,48 @@ def test_between_runs_the_spread_beyond_each_runs_own_error_widens_what_to_expec
     # runs that agree within their own errors leave nothing between them
     same = [ratios_ci.paired(*_experiment(rng, 6, 1.4, own_cv=0.05, host_cv=0.05)) for _ in range(3)]
     assert ratios_ci.between_runs(same).sd_log < 0.05
+
+
+def _runs(rng, true_ratio: float, between: float, shapes: list[tuple[int, float]]) -> list[ratios_ci.RatioInterval]:
+    """One run per (rounds, round-to-round spread): each run's own level moved by `between` (log)."""
+    return [ratios_ci.paired(*_experiment(rng, n, true_ratio * math.exp(rng.normal(0, between)), own_cv=spread,
+                                          host_cv=0.2))
+            for n, spread in shapes]
+
+
+@pytest.mark.parametrize("shapes", [
+    [(2, 0.05)] * 3,                                   # three short runs of one kind
+    [(2, 0.12), (3, 0.04), (6, 0.03), (2, 0.05)],      # runs as unlike as a slow and a quiet VM
+    [(3, 0.04)] * 6,
+])
+def test_the_answer_across_runs_covers_the_true_ratio_at_least_as_often_as_it_claims(shapes):
+    rng = np.random.default_rng(21)
+    trials = 1500
+    hits = sum(ratios_ci.across_runs(_runs(rng, 1.5, 0.04, shapes)).contains(1.5) for _ in range(trials))
+    assert 0.93 <= hits / trials <= 0.995
+
+
+def test_across_runs_the_between_run_variance_is_what_no_run_alone_sees():
+    rng = np.random.default_rng(4)
+    # each run's interval is narrow, but their levels move by sd 0.08 from run to run
+    runs = _runs(rng, 1.5, 0.08, [(6, 0.005)] * 5)
+    across = ratios_ci.across_runs(runs)
+    assert 0.03 < across.tau_log < 0.2
+    assert across.high / across.low > max(ci.high / ci.low for ci in runs)
+
+
+def test_a_run_whose_few_rounds_happened_to_agree_does_not_outweigh_the_others():
+    runs = [ratios_ci.RatioInterval(e, e / 1.1, e * 1.1, 2, True, 0.03, se_log=se, df=1.0)
+            for e, se in ((1.40, 0.02), (1.50, 0.02), (1.60, 0.0005))]
+    across = ratios_ci.across_runs(runs)
+    assert across.estimate == pytest.approx(1.497, abs=0.002)  # weighting by 1/se^2 would say 1.60
+    assert across.contains(1.40) and across.contains(1.60)
+    assert not across.settled(0.10)  # three runs 14 % apart do not settle +-10 %
+    close = [ratios_ci.RatioInterval(e, e / 1.1, e * 1.1, 2, True, 0.03, se_log=0.02, df=1.0) for e in (1.48, 1.50, 1.52)]
+    assert ratios_ci.across_runs(close).settled(0.10)
+
+
+def test_fewer_than_three_runs_give_no_answer_across_them():
+    one = ratios_ci.RatioInterval(1.5, 1.4, 1.6, 5, True, 0.05, se_log=0.02, df=4.0)
+    assert ratios_ci.across_runs([one, one]) is None
+    assert ratios_ci.across_runs([one, one, None]) is None

@@ -132,6 +132,27 @@ class RatioFinding:
                 f"[{x.low:.2f}-{x.high:.2f}] in run {run}: their quotient {d.estimate:.2f} [{d.low:.2f}-{d.high:.2f}] "
                 f"excludes 1" + (f" ({len(apart)} of {len(self.earlier)} earlier runs differ)" if len(apart) > 1 else ""))
 
+    @property
+    def across(self) -> ratios_ci.AcrossRuns | None:
+        """The ratio from this run and the earlier ones together (None before three runs)."""
+        if self.interval is None:
+            return None
+        return ratios_ci.across_runs([ci for _, ci in self.earlier] + [self.interval])
+
+    def across_text(self) -> str:
+        """The answer of all the runs of this plan and method on this machine so far, this one
+        included: what a short run cannot settle alone, its runs together may."""
+        pooled = self.across
+        if pooled is None:
+            return ""
+        state = (f"settled (within +-{self.target:.0%})" if pooled.settled(self.target) else
+                 f"NOT settled (+-{pooled.half_width:.0%}, target +-{self.target:.0%})")
+        return (f"{self.numerator} / {self.denominator} {self.what} across the {pooled.runs} runs of this plan and "
+                f"method on this machine (this one and {pooled.runs - 1} before it): {pooled.estimate:.2f}x, 95 % "
+                f"interval {pooled.low:.2f}-{pooled.high:.2f}x (each run one observation: the spread of their "
+                f"estimates holds the between-run variance, sd {pooled.tau_log:.3f} on the log scale beyond the "
+                f"runs' own errors): {state}")
+
     def history_text(self) -> str:
         """This ratio beside the earlier runs, and the interval to expect of the next run."""
         ci = self.interval
@@ -174,7 +195,7 @@ class Findings:
         out = ["what this run found", *(f"  {w}" for w in self.warnings()), f"  conditions: {self.conditions}"]
         out += [f"  {x}" for x in self.failures]
         for r in self.ratios:
-            out += [f"  {r.text()}"] + ([f"    {r.sql}"] if r.sql else [])
+            out += [f"  {r.text()}"] + [f"    {x}" for x in (r.across_text(), r.sql) if x]
         out += [f"    {line}" for line in self.behind]
         out += [f"  {x}" for x in self.notes()]
         return out

@@ -155,7 +155,7 @@ def findings_view(view: RunView, extras: RunExtras, colors: dict[str, str], ids)
              "interval": f"{r.interval.low:.2f}-{r.interval.high:.2f}x" if r.interval else "none (one launch a side)",
              "n": (f"{r.interval.n} rounds, paired" if r.interval.paired else f"{r.interval.n} a side") if r.interval
              else "1", "settled": r.settled,
-             "state": r.state(), "sql": r.sql} for r in found.ratios]
+             "state": r.state(), "sql": r.sql, "across": r.across_text()} for r in found.ratios]
     steady = scenario_charts(view, "steady", extras, colors)[:1]
     shown = [c for c in [findings.ratio_chart(found), *steady] if c is not None]
     first = found.ratios[0] if found.ratios else None  # none: only failures under the plan's heap flags
