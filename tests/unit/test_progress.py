@@ -161,9 +161,23 @@ def test_a_pipe_is_not_a_terminal():
     assert not Progress([Step("a", 1)], stream=io.StringIO()).live
 
 
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_dumb_terminal_gets_plain_lines(monkeypatch):
+    monkeypatch.setenv("TERM", "dumb")
+    assert not Progress([Step("a", 1)], stream=_Terminal()).live
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert Progress([Step("a", 1)], stream=_Terminal()).live
+
+
 # --- live display ----------------------------------------------------------------------------
 
-def test_live_display_shows_the_step_and_keeps_messages_above_it():
+def test_live_display_shows_the_step_and_keeps_messages_above_it(monkeypatch):
+    monkeypatch.setenv("TERM", "xterm-256color")  # the live display is for a terminal that can redraw (rich draws
+    # nothing on TERM=dumb, and the lab chooses plain lines there: test_a_dumb_terminal_gets_plain_lines)
     clock = Clock()
     out = io.StringIO()
     p = Progress([Step("spring-boot/jvm sweep [c=10]", 10), Step("b", 10)], stream=out, live=True, clock=clock)
