@@ -295,9 +295,9 @@ def across_runs(intervals: Sequence[RatioInterval], confidence: float = CONFIDEN
     logs = np.log([ci.estimate for ci in used])
     mean, spread = float(np.mean(logs)), float(np.std(logs, ddof=1))
     half = _t(0.5 + confidence / 2, k - 1) * spread / math.sqrt(k)
-    within = float(np.mean([ci.se_log ** 2 for ci in used]))
+    between = between_runs(used)
     return AcrossRuns(k, math.exp(mean), math.exp(mean - half), math.exp(mean + half),
-                      math.sqrt(max(0.0, spread ** 2 - within)), confidence)
+                      between.sd_log if between else 0.0, confidence)
 
 
 @dataclass(frozen=True)

@@ -101,12 +101,14 @@ class RatioFinding:
         return (f"; {which} (the load driver and the database, sharing a CPU, were the limit in some launches): "
                 + direction.get(tuple(capped), "the ratio itself is bounded in neither direction"))
 
+    def _runs(self) -> list[ratios_ci.RatioInterval]:
+        """The earlier runs' intervals and this run's, oldest first (none without this run's)."""
+        return [ci for _, ci in self.earlier] + [self.interval] if self.interval is not None else []
+
     @property
     def between(self) -> ratios_ci.BetweenRuns | None:
         """The between-run spread from the earlier runs and this one (None before three runs)."""
-        if self.interval is None:
-            return None
-        return ratios_ci.between_runs([ci for _, ci in self.earlier] + [self.interval])
+        return ratios_ci.between_runs(self._runs())
 
     def against_earlier(self) -> str:
         """Whether this run's estimate lies where the earlier runs of its plan, method and machine
@@ -135,9 +137,7 @@ class RatioFinding:
     @property
     def across(self) -> ratios_ci.AcrossRuns | None:
         """The ratio from this run and the earlier ones together (None before three runs)."""
-        if self.interval is None:
-            return None
-        return ratios_ci.across_runs([ci for _, ci in self.earlier] + [self.interval])
+        return ratios_ci.across_runs(self._runs())
 
     def across_text(self) -> str:
         """The answer of all the runs of this plan and method on this machine so far, this one
