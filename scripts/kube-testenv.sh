@@ -8,6 +8,8 @@
 # containerd and runc, with kube-proxy, cluster DNS and a PostgreSQL its pods reach (build
 # --real-node compiles the node's binaries). With --knative: the real node and Knative Serving on
 # it (build --knative compiles Knative's components, about two minutes).
+# PERFLAB_KUBE_BUILD=unoptimized builds and uses binaries compiled without optimizations (a quarter
+# less CPU to build; not for figures); the default is optimized (docs/kubernetes.md).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/perflab" --help >/dev/null   # creates the project's virtualenv on first use

@@ -3,7 +3,15 @@
 Tests (and anyone without a cluster) get a genuine etcd, kube-apiserver, controller manager,
 scheduler and kwok (simulated nodes) without a container engine or a downloaded release: the sources come from the Go module
 proxy and are compiled once per machine into ``${XDG_CACHE_HOME:-~/.cache}/perflab/kube-testenv``.
-A second call finds the binaries and returns at once. The build is niced and runs one package at
+A second call finds the binaries and returns at once.
+
+Two builds of one release (``PERFLAB_KUBE_BUILD``): ``optimized``, the compiler's defaults, which any
+figure measured on this control plane needs (the default); ``unoptimized`` (``-gcflags=all=-N -l``:
+no optimization, no inlining), which costs about a quarter less CPU to build and serves the tests,
+which check what happens and not how fast; ``either``, what the test suite asks for: the optimized
+build if this machine has one, else the unoptimized one. Each has a directory of its own, and the
+unoptimized binaries say so in their version (``v1.37.2+unoptimized``), which the API server answers
+and the lab records with a run. The build is niced and runs one package at
 a time (``-p=1``) because it shares the machine (expect tens of minutes on two cores); on a machine
 of its own (``CI=true``, or ``PERFLAB_BUILD_JOBS=N``) it compiles on every CPU. The binaries carry
 no symbol table or debug information (``-s -w``): they are tools, and linking them is faster.
@@ -14,6 +22,7 @@ Run it by hand with ``python -m tools.kubeenv.build`` (``scripts/kube-testenv.sh
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -24,7 +33,13 @@ from perflab.drivers.install import Log, cache_dir, exclusive_lock, say
 
 # kube-apiserver 1.37 pins etcd 3.7.0 and both want Go >= 1.26; kwok 0.8 is built against 0.36.
 KUBERNETES_VERSION = "v1.37.2"
+# kwok is built inside the control plane's module, against its k8s.io libraries (tidy raises three
+# small utility modules that kwok needs newer), so that it reuses their compiled packages: 189 s of
+# CPU in a module of its own, 20 s there
 KWOK_VERSION = "v0.8.0"
+FLAVOUR_ENV = "PERFLAB_KUBE_BUILD"
+FLAVOURS = ("optimized", "unoptimized")
+NO_OPTIMIZATION = "-gcflags=all=-N -l"
 MIN_GO = (1, 26)
 
 # k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them with directories of
@@ -48,8 +63,33 @@ class BuildFailed(RuntimeError):
     """The control plane could not be built; the message says which step and where its log is."""
 
 
+def asked_flavour() -> str:
+    asked = os.environ.get(FLAVOUR_ENV, "").strip() or "optimized"
+    if asked not in (*FLAVOURS, "either"):
+        raise BuildFailed(f"{FLAVOUR_ENV} must be one of optimized, unoptimized or either, got {asked!r}")
+    return asked
+
+
+def flavour() -> str:
+    """The build in use: the one asked for, or for "either" the optimized one when it is built."""
+    asked = asked_flavour()
+    if asked != "either":
+        return asked
+    return "optimized" if _complete(_flavour_root("optimized")) else "unoptimized"
+
+
+def _flavour_root(name: str) -> Path:
+    suffix = "" if name == "optimized" else f"-{name}"
+    return cache_dir() / "kube-testenv" / f"{KUBERNETES_VERSION}{suffix}"
+
+
+def _complete(where: Path) -> bool:
+    return (all((where / "bin" / name).is_file() for name in BINARIES)
+            and (where / "bin" / "kwok-stages.yaml").is_file())
+
+
 def root() -> Path:
-    return cache_dir() / "kube-testenv" / KUBERNETES_VERSION
+    return _flavour_root(flavour())
 
 
 def binary(name: str) -> Path:
@@ -68,7 +108,7 @@ def kwok_stages() -> Path:
 
 
 def built() -> bool:
-    return all(binary(name).is_file() for name in BINARIES) and kwok_stages().is_file()
+    return _complete(root())
 
 
 def _staging_version() -> str:
@@ -78,7 +118,8 @@ def _staging_version() -> str:
 def go_mod() -> str:
     replaces = "\n".join(f"\tk8s.io/{m} => k8s.io/{m} {_staging_version()}" for m in STAGING_MODULES)
     return (f"module perflab.test/kubetestenv\n\ngo 1.26.0\n\n"
-            f"require k8s.io/kubernetes {KUBERNETES_VERSION}\n\nreplace (\n{replaces}\n)\n")
+            f"require (\n\tk8s.io/kubernetes {KUBERNETES_VERSION}\n\tsigs.k8s.io/kwok {KWOK_VERSION}\n)\n\n"
+            f"replace (\n{replaces}\n)\n")
 
 
 # tidy keeps only what the module imports: name the main packages it will build
@@ -93,6 +134,7 @@ import (
 \t_ "k8s.io/kubernetes/cmd/kube-scheduler"
 \t_ "k8s.io/kubernetes/cmd/kubelet"
 \t_ "k8s.io/kubernetes/cmd/kube-proxy"
+\t_ "sigs.k8s.io/kwok/cmd/kwok"
 )
 """
 
@@ -114,8 +156,9 @@ def _version_stamp() -> str:
     build otherwise says v0.0.0-master), without symbols or DWARF (-s -w: a faster link)."""
     major, minor = KUBERNETES_VERSION.lstrip("v").split(".")[:2]
     pkg = "k8s.io/component-base/version"
+    version = KUBERNETES_VERSION if flavour() == "optimized" else f"{KUBERNETES_VERSION}+{flavour()}"
     return " ".join(["-s", "-w"] + [f"-X {pkg}.{key}={value}" for key, value in (
-        ("gitVersion", KUBERNETES_VERSION), ("gitMajor", major), ("gitMinor", minor), ("gitTreeState", "clean"))])
+        ("gitVersion", version), ("gitMajor", major), ("gitMinor", minor), ("gitTreeState", "clean"))])
 
 
 def build_jobs() -> int:
@@ -131,9 +174,11 @@ def build_jobs() -> int:
 
 
 def go_env(*flags: str) -> dict[str, str]:
-    """The environment of every compile: GOTOOLCHAIN=local (never fetch another Go), no cgo, and
-    build_jobs() packages at a time."""
-    return dict(os.environ, GOTOOLCHAIN="local", GOFLAGS=" ".join([*flags, f"-p={build_jobs()}"]), CGO_ENABLED="0")
+    """The environment of every compile: GOTOOLCHAIN=local (never fetch another Go), no cgo,
+    build_jobs() packages at a time, and the flavour's compiler flags."""
+    flavoured = [f'"{NO_OPTIMIZATION}"'] if flavour() == "unoptimized" else []  # quoted: it holds a space
+    return dict(os.environ, GOTOOLCHAIN="local", GOFLAGS=" ".join([*flags, *flavoured, f"-p={build_jobs()}"]),
+                CGO_ENABLED="0")
 
 
 def check_go() -> str:
@@ -155,6 +200,7 @@ def check_go() -> str:
 def run_step(step: str, cmd: list[str], cwd: Path, env: dict[str, str], log_path: Path, log: Log) -> None:
     log(f"kube test env: {step} ...")
     started = time.monotonic()
+    cpu_before = _children_cpu_s()
     with open(log_path, "a") as out:
         out.write(f"\n$ {' '.join(cmd)}\n")
         out.flush()
@@ -162,7 +208,14 @@ def run_step(step: str, cmd: list[str], cwd: Path, env: dict[str, str], log_path
                               stderr=subprocess.STDOUT)
     if done.returncode != 0:
         raise BuildFailed(f"kube test env: {step} failed (exit {done.returncode}); see {log_path}")
-    log(f"kube test env: {step} done in {time.monotonic() - started:.0f} s")
+    # the CPU time tells what a step costs; its wall time depends on what else shares the machine
+    log(f"kube test env: {step} done in {time.monotonic() - started:.0f} s "
+        f"({_children_cpu_s() - cpu_before:.0f} s of CPU)")
+
+
+def _children_cpu_s() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def build(log: Log = say) -> Path:
@@ -181,20 +234,17 @@ def build(log: Log = say) -> Path:
         (src / "etcd" / "main.go").write_text(ETCD_MAIN)
         log_path = root() / "build.log"
         env = go_env()
-        log(f"kube test env: building Kubernetes {KUBERNETES_VERSION} control plane from the Go "
+        log(f"kube test env: building Kubernetes {KUBERNETES_VERSION} control plane ({flavour()}) from the Go "
             f"module proxy into {root()} (once per machine; log: {log_path})")
         started = time.monotonic()
         run_step("resolving modules", [go, "mod", "tidy"], src, env, log_path, log)
-        packages = [("etcd", "./etcd")] + [(c, f"k8s.io/kubernetes/cmd/{c}") for c in KUBE_COMMANDS]
+        packages = ([("etcd", "./etcd")] + [(c, f"k8s.io/kubernetes/cmd/{c}") for c in KUBE_COMMANDS]
+                    + [("kwok", "sigs.k8s.io/kwok/cmd/kwok")])
         for name, package in packages:
             if not binary(name).is_file():
                 run_step(f"compiling {name}",
                          [go, "build", "-ldflags", _version_stamp(), "-o", str(binary(name)), package],
                          src, env, log_path, log)
-        if not binary("kwok").is_file():
-            kwok_env = dict(env, GOBIN=str(root() / "bin"))
-            run_step("compiling kwok", [go, "install", f"sigs.k8s.io/kwok/cmd/kwok@{KWOK_VERSION}"], src,
-                     kwok_env, log_path, log)
         if not kwok_stages().is_file():
             _write_kwok_stages(go, env)
         log(f"kube test env: built in {time.monotonic() - started:.0f} s")
@@ -246,6 +296,19 @@ def knative_service_crd() -> Path:
 # binary that waits for a signal and exits.
 NODE_BINARIES = ("kubelet", "kube-proxy", "coredns", "pause")
 COREDNS_VERSION = "v1.15.0"
+# CoreDNS with the plugins the node's Corefile uses (tools.kubeenv.node), not its default set, whose
+# cloud providers' SDKs made much of its compile; in a module of its own, so that its dependencies
+# keep the versions CoreDNS chose and the control plane's keep Kubernetes'
+COREDNS_PLUGINS = ("bind", "cache", "errors", "forward", "kubernetes")
+COREDNS_MAIN = """package main
+
+import (
+\t"github.com/coredns/coredns/coremain"
+%s
+)
+
+func main() { coremain.Run() }
+""" % "\n".join(f'\t_ "github.com/coredns/coredns/plugin/{name}"' for name in COREDNS_PLUGINS)
 PAUSE_GO = """package main
 
 import (
@@ -290,9 +353,14 @@ def build_node(log: Log = say) -> Path:
                                                   str(binary(command)), f"k8s.io/kubernetes/cmd/{command}"],
                          src, env, log_path, log)
         if not binary("coredns").is_file():
-            coredns = module_dir(go, f"github.com/coredns/coredns@{COREDNS_VERSION}")
+            coredns = root() / "coredns"
+            coredns.mkdir(exist_ok=True)
+            (coredns / "go.mod").write_text(f"module perflab.test/coredns\n\ngo 1.26.0\n\n"
+                                            f"require github.com/coredns/coredns {COREDNS_VERSION}\n")
+            (coredns / "main.go").write_text(COREDNS_MAIN)
+            run_step("resolving coredns's modules", [go, "mod", "tidy"], coredns, env, log_path, log)
             run_step("compiling coredns", [go, "build", "-trimpath", "-o", str(binary("coredns")), "."], coredns,
-                     go_env("-mod=mod"), log_path, log)
+                     env, log_path, log)
         run_step("compiling pause", [go, "build", "-o", str(binary("pause")), "./pause"], src, env, log_path, log)
     return root() / "bin"
 

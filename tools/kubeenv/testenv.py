@@ -289,6 +289,10 @@ def database_for_pods() -> Iterator[str]:
 
 def _serve(plane: ControlPlane, real: "node.Node | None", postgres_url: str) -> None:
     print(f"control plane up: export KUBECONFIG={plane.kubeconfig}   (Ctrl-C stops it)", flush=True)
+    if build.flavour() != "optimized":  # a run records the server's version, which says it too
+        print(f"warning: this control plane was compiled without optimizations ({build.FLAVOUR_ENV}="
+              f"{build.asked_flavour()}): what a run measures of it (scale-up, cold start) is slower than on "
+              f"a release's binaries", flush=True)
     if real is not None:
         print(f"real node {real.name} up. In the plan's [placement]: images = \"tarball\", "
               f"postgres_url = \"{postgres_url}\"\n"
