@@ -12,6 +12,7 @@ from perflab import apps, byo, dryrun, plan, resume, results, runner, version_bu
 from perflab.apps.versions import parse_cli
 from perflab.errors import LabError
 from perflab.migrate import open_store
+from perflab.present.templating import templates
 from perflab.profiles import storage as profile_storage
 from perflab.report import cli_compare, cli_report, history, site, summary, write_report
 from perflab.report.versions import text_lines
@@ -35,6 +36,7 @@ def _run_and_summarise(plan_obj, apps_root=None, args=None, resumed=None) -> int
         return 0
     run_id = None
     view = None
+    templates()  # read now: the report at the end uses this code's templates, whatever the checkout does meanwhile
     try:
         run_id = runner.run_plan(plan_obj, say=_say, apps_root=apps_root, resumed=resumed)
     finally:

@@ -4,8 +4,10 @@ of a measured cell they all show, shared by the report, its profiles and the com
 from __future__ import annotations
 
 from functools import cache
+from importlib import resources
+from importlib.abc import Traversable
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import DictLoader, Environment, StrictUndefined
 
 from perflab.present.tables import SERIOUS_FLAGS, flag_help, fmt_value, spread_text
 from perflab.results import Cell
@@ -14,9 +16,17 @@ FLAG_BADGE = {"noisy": "noisy", "driver-bound": "driver-bound", "errors": "error
               "cached-build": "cached"}
 
 
+def template_folder() -> Traversable:
+    return resources.files("perflab.present") / "templates"
+
+
 @cache
 def templates() -> Environment:
-    env = Environment(loader=PackageLoader("perflab.present", "templates"), autoescape=True, trim_blocks=True,
+    """Every template read once, at the first call: a run makes it when it starts
+    (perflab.commands), so its report at the end is drawn with the templates of the code that
+    measured it, also when the checkout changes in the meantime (a pull, an edit)."""
+    texts = {entry.name: entry.read_text(encoding="utf-8") for entry in template_folder().iterdir() if entry.is_file()}
+    env = Environment(loader=DictLoader(texts), autoescape=True, trim_blocks=True,
                       lstrip_blocks=True, undefined=StrictUndefined)
     env.globals["cell_view"] = cell_view
     return env
