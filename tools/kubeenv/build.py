@@ -37,6 +37,7 @@ KUBERNETES_VERSION = "v1.37.2"
 # small utility modules that kwok needs newer), so that it reuses their compiled packages: 189 s of
 # CPU in a module of its own, 20 s there
 KWOK_VERSION = "v0.8.0"
+KWOK_STAGES_FILE = "kwok-stages.yaml"  # beside the binaries: a build is complete with it
 FLAVOUR_ENV = "PERFLAB_KUBE_BUILD"
 FLAVOURS = ("optimized", "unoptimized")
 NO_OPTIMIZATION = "-gcflags=all=-N -l"
@@ -84,8 +85,7 @@ def _flavour_root(name: str) -> Path:
 
 
 def _complete(where: Path) -> bool:
-    return (all((where / "bin" / name).is_file() for name in BINARIES)
-            and (where / "bin" / "kwok-stages.yaml").is_file())
+    return all((where / "bin" / name).is_file() for name in (*BINARIES, KWOK_STAGES_FILE))
 
 
 def root() -> Path:
@@ -104,7 +104,7 @@ KWOK_STAGES = ("node/fast/node-initialize.yaml", "node/heartbeat/node-heartbeat.
 
 
 def kwok_stages() -> Path:
-    return root() / "bin" / "kwok-stages.yaml"
+    return root() / "bin" / KWOK_STAGES_FILE
 
 
 def built() -> bool:
