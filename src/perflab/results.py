@@ -119,6 +119,13 @@ class RunView:
             self._intervals[key] = launch_interval(a, b, self.in_rounds(a), prior, keep=lambda r: r not in without)
         return self._intervals[key]
 
+    def prior(self, label: str) -> ratios_ci.Prior | None:
+        """The round-to-round spread of earlier runs that the rounds pooled into the interval of the
+        headline ratio `label` ("A / B"), as stored with the run (None: no such prior). Every line
+        that shows that ratio's interval pools it, so the report gives one interval for one ratio."""
+        known = (((self.rounds or {}).get("history") or {}).get("ratios") or {}).get(label) or {}
+        return ratios_ci.Prior(**known["prior"]) if known.get("prior") else None
+
     def find(self, scenario: str, metric: str | None = None, point: str | None = None) -> list[Cell]:
         return [c for c in self.cells if c.scenario == scenario and (metric is None or c.metric == metric)
                 and (point is None or c.point == point)]

@@ -380,3 +380,23 @@ def test_each_further_request_shape_gets_its_own_ratio_with_both_apps_sql_work_b
     [_, counted] = findings.findings(results.load(store, view.id)).ratios
     assert "quarkus/jvm does 4.0 SQL statements per request, spring-boot/jvm 9.0" in counted.sql
     assert "SQL transactions per request: quarkus/jvm 4.0, spring-boot/jvm 5.0" in counted.sql
+
+
+def test_every_line_that_gives_the_headline_ratio_gives_the_findings_interval(store):
+    """The ratio the rounds chased pools the earlier runs' spread: the stability line beside the
+    published figure and the published-ratio check must not show the run's own, narrower interval."""
+    from perflab.report import ratios
+    from perflab.scenarios import steady_report
+    for estimate in (1.40, 1.90, 1.60):
+        _past(store, estimate)
+    view = _now(store, [16_100, 16_150], [10_000, 10_020])  # two rounds that agree closely
+    [found] = findings.findings(view).ratios
+    assert found.prior is not None
+    pooled = f"95 % interval {found.interval.low:.2f}-{found.interval.high:.2f}x"
+    own = view.interval(*(headline.cells(view)[t] for t in ("quarkus/jvm", "spring-boot/jvm")))
+    assert f"{own.low:.2f}-{own.high:.2f}" != f"{found.interval.low:.2f}-{found.interval.high:.2f}"
+    [line] = [x for x in steady_report.stability(view) if x.startswith("  quarkus/jvm / spring-boot/jvm")]
+    assert pooled in line and "spread pooled with 3 earlier run(s)" in line
+    cells = headline.cells(view)
+    checked = ratios.ratio_of(cells["quarkus/jvm"], cells["spring-boot/jvm"], 1.98, True, view)
+    assert (checked.low, checked.high) == (found.interval.low, found.interval.high)

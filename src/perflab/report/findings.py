@@ -218,7 +218,7 @@ def _least(view: RunView, label: str) -> int:
 def _known(view: RunView, label: str) -> tuple[ratios_ci.Prior | None, list[tuple[str, ratios_ci.RatioInterval]]]:
     """The prior the rounds pooled into this ratio and the earlier runs' intervals, as stored with the run."""
     known = (((view.rounds or {}).get("history") or {}).get("ratios") or {}).get(label) or {}
-    prior = ratios_ci.Prior(**known["prior"]) if known.get("prior") else None
+    prior = view.prior(label)
     earlier = [(e["run"], run_history.interval_from_dict(e["interval"])) for e in known.get("earlier") or []]
     return prior, earlier
 

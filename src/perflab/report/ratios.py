@@ -21,6 +21,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from perflab import headline
 from perflab.analysis import ratios_ci, stats
 from perflab.present.published import (CLAIMS, NOT_TRANSCRIBED, RT2019_BUDGET_MB, Claim, Where, claim, projection,
                                        target_of)
@@ -206,10 +207,15 @@ def ratio_of(a: Cell, b: Cell, published: float | None, in_rounds: bool = False,
 def interval_of(a: Cell, b: Cell, in_rounds: bool = True, view: RunView | None = None) -> ratios_ci.RatioInterval | None:
     """The 95 % interval of a / b from the cells' launch-level values, paired by repeat number when
     the launches ran in rounds (None with fewer than two values a side); with the cells' `view`,
-    the view's interval."""
+    the view's interval, which for the headline throughput cells pools the earlier runs' spread as
+    the findings do (the same ratio shows one interval wherever the report gives it)."""
     if a.summary.n < 2 or b.summary.n < 2 or min(a.values + b.values) <= 0:
         return None
-    return view.interval(a, b) if view is not None else launch_interval(a, b, in_rounds)
+    if view is None:
+        return launch_interval(a, b, in_rounds)
+    chased = headline.cells(view)
+    prior = view.prior(f"{a.target} / {b.target}") if chased.get(a.target) is a and chased.get(b.target) is b else None
+    return view.interval(a, b, prior)
 
 
 def size_of(published: float | None, measured: float, tolerance: float = SIZE_TOLERANCE, *,

@@ -187,9 +187,11 @@ def stability(view: RunView) -> list[str]:
     for a, b in (("quarkus/jvm", "spring-boot/jvm"),):
         if a in by_target and b in by_target and by_target[b].summary.median > 0:
             ca, cb = by_target[a].summary, by_target[b].summary
-            ci = view.interval(by_target[a], by_target[b])
-            spread = (f"95 % interval {ci.low:.2f}-{ci.high:.2f}x ({ci.n} {'rounds, paired' if ci.paired else 'a side'})"
-                      if ci else "one launch a side: no interval")
+            prior = view.prior(f"{a} / {b}")  # the findings' interval of this ratio, pooled alike
+            ci = view.interval(by_target[a], by_target[b], prior)
+            pooled = f", spread pooled with {prior.runs} earlier run(s)" if prior is not None and ci and ci.paired else ""
+            spread = (f"95 % interval {ci.low:.2f}-{ci.high:.2f}x ({ci.n} {'rounds, paired' if ci.paired else 'a side'}"
+                      f"{pooled})" if ci else "one launch a side: no interval")
             lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x, {spread} (the Quarkus team's lab publishes "
                          f"{PUBLISHED_GAP}x, measured {PUBLISHED_GAP_CONDITIONS}); "
                          + _ratio_steadiness(view, by_target[a], by_target[b]))
