@@ -58,6 +58,8 @@ class Estimate:
     rest_mb: float | None = None
     # whether start_s is what launches of this app/mode took here (else a typical JVM's or binary's)
     start_measured: bool = False
+    # per steady point (its label): seconds its measurement took after the warm-up in earlier runs here
+    measure_s: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

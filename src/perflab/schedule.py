@@ -61,6 +61,7 @@ def recall(store: Store, targets: list[Target]) -> None:
     for t in targets:
         t.ready_s = store.typical_ready_s(t.app.name, t.mode)
         t.steady_s = store.typical_steady_s(t.app.name, t.mode)
+        t.measure_s = store.typical_measure_s(t.app.name, t.mode)
         t.rest_mb = store.typical_rest_mb(t.app.name, t.mode)
 
 
@@ -86,7 +87,7 @@ def round_scenarios(plan: Plan, target: Target) -> list[Scenario]:
 def _estimate(plan: Plan, target: Target, sc: Scenario) -> Estimate:
     return Estimate(plan.settings(sc.name), plan.repeats, _estimate_start_s(target),
                     target.app.modes[target.mode].is_jvm, target.app, target.steady_s, target.rest_mb,
-                    start_measured=target.ready_s is not None)
+                    start_measured=target.ready_s is not None, measure_s=target.measure_s)
 
 
 def launch_estimate_s(plan: Plan, target: Target, sc: Scenario) -> float:

@@ -23,6 +23,7 @@ class Target:
     unavailable: str = ""  # why this app/mode cannot run here ("" = it can)
     ready_s: float | None = None  # how long it took to get ready in earlier runs here (None: no run yet)
     steady_s: dict[str, float] = field(default_factory=dict)  # per steady point: launch to steady state, earlier runs
+    measure_s: dict[str, float] = field(default_factory=dict)  # per steady point: the measurement after it, earlier runs
     rest_mb: float | None = None  # its RSS at rest after start-up in earlier runs here (None: no run yet)
     elsewhere: dict[str, str] = field(default_factory=dict)  # scenario -> the app/mode it runs on instead (run_on)
 

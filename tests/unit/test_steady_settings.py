@@ -46,6 +46,21 @@ def test_times_to_steady_state_measured_here_before_replace_the_warm_up_maxima()
     assert steady.estimate_s(Estimate(cfg, 1, 5.0, True, steady_s={labels[1]: 60.0})) == guess
 
 
+def test_launches_that_ran_to_the_warm_up_limit_and_measured_long_lengthen_the_estimate():
+    """A median time to steady state that is infinite (most launches here never got there) is the
+    warm-up limit; the measurement takes what it took here, up to its maximum, not its least."""
+    cfg = steady.SteadySettings(launches=1, points=[{"connections": 4}], warmup_max_s=120, window=10,
+                                measure_max_s=30)
+    label = steady.point_of(cfg.points[0]).label
+    quick = steady.estimate_s(Estimate(cfg, 1, 20.0, True, steady_s={label: 60.0}))
+    limit = steady.estimate_s(Estimate(cfg, 1, 20.0, True, steady_s={label: float("inf")}))
+    assert limit == pytest.approx(quick + 20.0 + 120.0 - 60.0)  # from launch: the start, then the whole warm-up
+    long = steady.estimate_s(Estimate(cfg, 1, 20.0, True, steady_s={label: 60.0}, measure_s={label: 25.0}))
+    longest = steady.estimate_s(Estimate(cfg, 1, 20.0, True, steady_s={label: 60.0}, measure_s={label: 90.0}))
+    assert long == pytest.approx(quick + (25.0 - 10.0) * 1.1)
+    assert longest == pytest.approx(quick + (30.0 - 10.0) * 1.1)  # never beyond measure_max_s
+
+
 def test_the_headline_point_is_the_first_measured_at_the_most_connections():
     """Request shapes measured after the headline on the warm launch (same connections) must not
     take its place in the rounds or the open-loop rate; a warm-up point before it never does."""

@@ -172,3 +172,33 @@ def test_typical_rss_at_rest_is_the_median_of_the_latest_launches_of_that_app_an
     assert s.typical_rest_mb("thorntail", "jvm") == pytest.approx(300.0)
     assert s.typical_rest_mb("thorntail", "jvm", limit=1) == pytest.approx(300.0)  # the latest: 300
     assert s.typical_rest_mb("thorntail", "native") is None
+
+
+def test_a_launch_that_never_reached_steady_state_counts_as_later_than_every_one_that_did(tmp_path):
+    """Left out, the launches that ran to their warm-up limit would make the typical time to steady
+    state that of the quick launches only (a quick plan estimated at two thirds of what it took)."""
+    s = store.Store(tmp_path / "r.sqlite")
+    run = s.begin_run({"name": "p"}, ENV)
+
+    def launch(n: int, steady_ms: float | None) -> None:
+        extra = {"launch": n, "steady": steady_ms is not None}
+        s.add_figure(run, "spring-boot", "jvm", "steady", "rps", 6000.0, "req/s", point="fruits c=4", repeat=n,
+                     extra=extra)
+        s.add_figure(run, "spring-boot", "jvm", "steady", "measured_s", 20.0 + n, "s", point="fruits c=4", repeat=n,
+                     extra=extra)
+        if steady_ms is not None:
+            s.add_figure(run, "spring-boot", "jvm", "steady", "time_to_steady_ms", steady_ms, "ms",
+                         point="fruits c=4", repeat=n, extra=extra)
+
+    launch(1, 70_000.0)
+    launch(2, None)
+    launch(3, 80_000.0)
+    assert s.typical_steady_s("spring-boot", "jvm") == {"fruits c=4": pytest.approx(80.0)}  # 70, 80, later
+    launch(4, None)
+    assert s.typical_steady_s("spring-boot", "jvm")["fruits c=4"] == float("inf")  # half ran to the limit
+    for n, ms in ((5, 60_000.0), (6, 66_000.0), (7, 62_000.0)):
+        launch(n, ms)
+    assert s.typical_steady_s("spring-boot", "jvm", limit=3)["fruits c=4"] == pytest.approx(62.0)  # the latest three
+    assert s.typical_steady_s("spring-boot", "jvm", limit=5)["fruits c=4"] == pytest.approx(66.0)  # 4 ran to its limit
+    assert s.typical_measure_s("spring-boot", "jvm") == {"fruits c=4": pytest.approx(24.0)}
+    assert s.typical_measure_s("quarkus", "jvm") == {}

@@ -576,23 +576,26 @@ def planned_launches(settings: SteadySettings) -> int:
 def estimate_s(e: Estimate) -> float:
     cfg: SteadySettings = e.settings
     # at one CPU a JVM's JIT keeps compiling for a minute or more: expect it to use its maximum
-    measure = min(cfg.measure_max_s, cfg.window * cfg.interval_s)
+    least = min(cfg.measure_max_s, cfg.window * cfg.interval_s)  # the shortest a measurement can be
+    # what measuring took here after the warm-up (a noisy machine measures to measure_max_s), else the least
+    measure = lambda p: min(cfg.measure_max_s, e.measure_s.get(point_of(p).label, least))  # noqa: E731
     open_loop = cfg.open_loop_s if cfg.open_loop_fraction > 0 else 0.0
     labels = [point_of(p).label for p in cfg.points]
     last = cfg.points[-1]
     if labels and all(label in e.steady_s for label in labels):
-        # earlier launches here reached steady state at every point: the last point's time from
-        # launch already holds the launch itself and the earlier points' warm-up and measurement
-        earlier = sum(1 for p in cfg.points[:-1] if p.measure)
+        # earlier launches here reached their warm-up's end at every point (steady state, or the
+        # limit for those that never did: the median is then capped at it): the last point's time
+        # from launch already holds the launch itself and the earlier points' warm-up and measurement
+        earlier = sum(measure(p) for p in cfg.points[:-1] if p.measure)
         reached = min(e.steady_s[labels[-1]], e.start_s + sum(p.warmup_max_s or cfg.warmup_max_s for p in cfg.points)
-                      + earlier * measure)
-        after = (measure if last.measure else cfg.window * cfg.interval_s) * 1.1
+                      + earlier)
+        after = (measure(last) if last.measure else cfg.window * cfg.interval_s) * 1.1
         return cfg.launches * (max(e.start_s, reached) + after + open_loop + 2)
     points = 0.0
     for p in cfg.points:
         most = p.warmup_max_s or cfg.warmup_max_s
         warm = most if e.jvm else min(most, cfg.window * cfg.interval_s + 2)
-        points += (warm + (measure if p.measure else 0)) * 1.1
+        points += (warm + (measure(p) if p.measure else 0)) * 1.1
     return cfg.launches * (e.start_s + points + open_loop + 2)
 
 
