@@ -219,7 +219,7 @@ def _cycles(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: in
         for _ in range(max(1, cfg.cycle_load_s // cfg.interval_s)):
             inst.check_alive()
             run.warmup.append(_interval(ctx, inst, p, "warmup", db))
-        ctx.progress.update(f"launch {launch} {label}: warm-up cycle {cycle}/{cfg.warmup_cycles}, "
+        ctx.progress.update(f"{_who(ctx)} launch {launch} {label}: warm-up cycle {cycle}/{cfg.warmup_cycles}, "
                             f"{run.warmup[-1].result.rps:,.0f} req/s, pause {cfg.cycle_pause_s:g}s")
         time.sleep(cfg.cycle_pause_s)
 
@@ -239,7 +239,7 @@ def _warm_and_measure(ctx: Context, inst: Instance, p: SteadyPoint, label: str, 
         compiling = jit.still_compiling(len(run.warmup)) if verdict.steady else ""
         elapsed = time.monotonic() - started
         why = compiling or verdict.why
-        ctx.progress.update(f"launch {launch} {label}: warm-up {elapsed:.0f}s, "
+        ctx.progress.update(f"{_who(ctx)} launch {launch} {label}: warm-up {elapsed:.0f}s, "
                             f"{iv.result.rps:,.0f} req/s ({why})")
         if verdict.steady and not compiling:
             # the level held over the last two windows: steady from the first of them, and both are
@@ -274,7 +274,7 @@ def _warm_and_measure(ctx: Context, inst: Instance, p: SteadyPoint, label: str, 
             break
         inst.check_alive()
         run.measured.append(_interval(ctx, inst, p, "measure", db))
-        ctx.progress.update(f"launch {launch} {label}: measuring, "
+        ctx.progress.update(f"{_who(ctx)} launch {launch} {label}: measuring, "
                             f"{len(run.measured)} intervals" + (f", +-{got.relative:.1%}" if got else ""))
     profiling.stop(run.measured[after_window:])
     if len(run.measured) > after_window:
@@ -427,6 +427,11 @@ def _record_warmup(ctx: Context, at: Point, launch: int, run: PointRun) -> None:
     ctx.outcome("ok", launch_reason(run), part=launch_part(at.label, launch))
 
 
+def _who(ctx: Context) -> str:
+    """The app/mode a progress line is about: a round's step runs every app/mode's launch in turn."""
+    return f"{ctx.app.name}/{ctx.mode}"
+
+
 def launch_reason(run: PointRun) -> str:
     if run.steady_at_s is None:
         return run.why  # "not steady after N s of warm-up: ..."
@@ -480,7 +485,7 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
     rate, basis = open_loop_rate(ctx, rps, launch)
     at = point(f"{point_of(p).label} open loop {cfg.open_loop_fraction:.0%}", path=p.path,
                fraction=cfg.open_loop_fraction, method="GET", open_loop=True)
-    ctx.progress.update(f"launch {launch}: open loop at {rate:,.0f} req/s"
+    ctx.progress.update(f"{_who(ctx)} launch {launch}: open loop at {rate:,.0f} req/s"
                         + (f" ({cfg.open_loop_fraction:.0%} of {basis['basis']['oldest']}'s throughput, as every "
                            "version)" if basis["rate_basis"] == OLDEST else ""))
     with intervals.request_records() as folder:
