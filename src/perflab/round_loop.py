@@ -259,8 +259,9 @@ def intervals_worth_measuring(plan, launched: list[LaunchResult]) -> tuple[int |
 def history_record(known: run_history.History, pairs: list[headline.Pair], priors: dict[str, ratios_ci.Prior],
                    cfg: rounds.RoundSettings, least: dict[str, int]) -> dict:
     """What earlier runs of this plan, method and machine knew, stored with the run: each headline
-    ratio's earlier intervals, the prior pooled from their rounds and the rounds it plans."""
-    out: dict = {"runs": known.runs, "ratios": {}}
+    ratio's earlier intervals, the prior pooled from their rounds and the rounds it plans; each earlier
+    run's host state (its canary medians)."""
+    out: dict = {"runs": known.runs, "ratios": {}, "hosts": known.hosts}
     for p in pairs:
         prior = priors.get(p.label)
         out["ratios"][p.label] = {

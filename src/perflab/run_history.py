@@ -1,6 +1,7 @@
 """What earlier runs of the same plan, method and machine knew about each headline ratio: their
 round-to-round spread (pooled, the prior a new run plans its rounds from and pools into its
-interval) and their intervals (what a new run's estimate is set beside).
+interval), their intervals (what a new run's estimate is set beside) and their host's state (the
+canary's medians: a run whose estimate moved may have had another host).
 
 Only runs that ended complete, with the same method hash (plan settings, CPU model, core count,
 JDKs, frameworks, drivers) and the same host name count: a run of another method or another
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +35,7 @@ class PastRatio:
 class History:
     runs: list[str] = field(default_factory=list)             # earlier run ids, oldest first
     ratios: dict[str, list[PastRatio]] = field(default_factory=dict)  # by pair label ("A / B")
+    hosts: dict[str, dict[str, float]] = field(default_factory=dict)  # run id -> canary metric -> its median
 
     def prior(self, label: str) -> ratios_ci.Prior | None:
         return ratios_ci.pool([p.per_round_logs for p in self.ratios.get(label, [])])
@@ -60,6 +63,19 @@ def per_round_logs(record: dict, numerator: str, denominator: str) -> list[float
     return [math.log(a[r] / b[r]) for r in sorted(a) if r in b and a[r] > 0 and b[r] > 0]
 
 
+CANARY_METRICS = ("app_cpu_ms", "load_cpu_ms", "app_cache_ms", "load_cache_ms")
+
+
+def host_medians(store: Store, run_id: str) -> dict[str, float]:
+    """The median of each canary metric over a run's readings (the integer chain and the pointer
+    chase, on the app's CPU and on the load side's): the host's state during that run."""
+    readings: dict[str, list[float]] = {}
+    for f in store.figures(run_id):
+        if f.scenario == "canary" and f.metric in CANARY_METRICS and f.value is not None:
+            readings.setdefault(f.metric, []).append(f.value)
+    return {metric: statistics.median(values) for metric, values in readings.items()}
+
+
 def load(store: Store, run_id: str, limit: int = 20) -> History:
     """The complete runs before `run_id` of its plan, method and host (at most `limit`, the newest)."""
     row = store.run(run_id)
@@ -83,6 +99,7 @@ def load_for(store: Store, plan_name: str, method: str, host: str | None, before
         if env.get("hostname") != host or not record:
             continue
         history.runs.append(past["id"])
+        history.hosts[past["id"]] = host_medians(store, past["id"])
         for state in record.get("ratios") or []:
             if not state.get("interval"):
                 continue

@@ -34,6 +34,17 @@ def test_deviations_are_relative_to_the_median():
         host_speed.deviations([0.0, 0.0])
 
 
+def test_a_run_is_beyond_the_earlier_ones_only_past_every_one_of_them_by_the_margin():
+    earlier = [19.0, 22.7, 26.2]
+    assert host_speed.against_earlier(13.6, earlier) == pytest.approx(13.6 / 19.0 - 1)  # faster than all: < 0
+    assert host_speed.against_earlier(31.0, earlier) == pytest.approx(31.0 / 26.2 - 1)  # slower than all: > 0
+    assert host_speed.against_earlier(17.0, earlier) == 0.0   # below the fastest, but within the margin
+    assert host_speed.against_earlier(29.0, earlier) == 0.0   # above the slowest, within the margin
+    assert host_speed.against_earlier(21.0, earlier) == 0.0   # among them
+    assert host_speed.against_earlier(17.0, earlier, apart=0.05) < 0
+    assert host_speed.against_earlier(13.6, []) == 0.0        # nothing to be beyond
+
+
 def test_slow_means_more_than_the_threshold_above_the_median():
     assert not host_speed.slow(10.5, 10.0)           # exactly 5 %: not slow
     assert host_speed.slow(10.51, 10.0)

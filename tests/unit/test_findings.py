@@ -5,6 +5,7 @@ and compare naming the canaries and whether two runs' ratios agree."""
 from __future__ import annotations
 
 import pytest
+from markupsafe import escape
 
 from perflab import headline, results, round_loop, rounds, run_history
 from perflab.report import compare, findings, html, markdown, summary
@@ -19,7 +20,7 @@ AT = {"path": "/fruits", "connections": 4, "method": "GET"}
 
 def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[float] | None = None,
          rounds_record: bool = True, min_rounds: int | None = None, limits: dict | None = None,
-         flags: dict[str, list[str]] | None = None) -> results.RunView:
+         flags: dict[str, list[str]] | None = None, chase: list[float] | None = None) -> results.RunView:
     env = dict(ENV)
     record = None
     if rounds_record:
@@ -39,8 +40,17 @@ def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[f
                              flags=(flags or {}).get(app, []) if n == 1 else [])
     for n, v in enumerate(canary or [], 1):
         store.add_figure(run, "quarkus", "jvm", "canary", "app_cpu_ms", v, "ms", point="before", repeat=n)
+    _chase(store, run, chase)
     store.finish_run(run, "complete")
     return results.load(store, run)
+
+
+def _chase(store: Store, run: str, readings: list[float] | None) -> None:
+    """The canary's pointer chase on both sides, as the rounds record it before each launch."""
+    for n, v in enumerate(readings or [], 1):
+        for side, scale in (("app", 1.0), ("load", 1.1)):
+            store.add_figure(run, "quarkus", "jvm", "canary", f"{side}_cache_ms", v * scale, "ms", point="before",
+                             repeat=n)
 
 
 @pytest.fixture
@@ -132,7 +142,7 @@ def test_compare_shows_the_canaries_and_whether_the_ratios_agree(store):
 
 
 def _past(store: Store, estimate: float, host: str = "lab-host", method_env: dict | None = None,
-          status: str = "complete") -> str:
+          status: str = "complete", chase: list[float] | None = None) -> str:
     """A stored run whose rounds record holds Quarkus / Spring Boot per round around `estimate`."""
     spring = [10_000, 10_400, 9_800, 10_100, 9_900]
     wobble = [1.0, 1.02, 0.98, 1.01, 0.99]
@@ -145,13 +155,14 @@ def _past(store: Store, estimate: float, host: str = "lab-host", method_env: dic
               "ratios": [s.to_dict() for s in rounds.ratio_states(pairs, values, 0.10)]}
     run = store.begin_run(PLAN, {**ENV, **(method_env or {}), "hostname": host})
     store.save_rounds(run, record)
+    _chase(store, run, chase)
     store.finish_run(run, status)
     return run
 
 
-def _now(store: Store, quarkus: list[float], spring: list[float]) -> results.RunView:
+def _now(store: Store, quarkus: list[float], spring: list[float], chase: list[float] | None = None) -> results.RunView:
     """A run whose rounds record says what the earlier runs of its plan, method and host knew, as the runner stores it."""
-    view = _run(store, quarkus, spring)
+    view = _run(store, quarkus, spring, chase=chase)
     env = {**view.environment, "hostname": "lab-host"}
     store.update_environment(view.id, env)
     known = run_history.load(store, view.id)
@@ -400,3 +411,42 @@ def test_every_line_that_gives_the_headline_ratio_gives_the_findings_interval(st
     cells = headline.cells(view)
     checked = ratios.ratio_of(cells["quarkus/jvm"], cells["spring-boot/jvm"], 1.98, True, view)
     assert (checked.low, checked.high) == (found.interval.low, found.interval.high)
+
+
+def test_a_host_whose_shared_cache_was_in_another_state_than_in_every_earlier_run_is_named(store):
+    """The integer chain does not see neighbours contending for the host's cache; the pointer chase
+    does. A run that disagrees with the earlier ones says, right after, that its host differed."""
+    busy = [19.0, 24.0, 22.0, 40.0, 21.0]
+    for estimate in (1.60, 1.62, 1.58):
+        _past(store, estimate, chase=busy)
+    alike = findings.findings(_now(store, [16_100, 16_500, 15_700], [10_000, 10_300, 9_800], chase=[20.0, 23.0, 30.0]))
+    assert "shared cache" in alike.cache and "earlier runs here 22.0-22.0 ms" in alike.cache
+    assert not alike.host_differs and not alike.warnings()
+    view = _now(store, [20_000, 20_600, 19_500], [10_000, 10_300, 9_800], chase=QUIET)
+    off = findings.findings(view)
+    assert "faster on the app's CPU" in off.host_differs and "faster on the load side's CPU" in off.host_differs
+    [disagrees, beside] = off.warnings()
+    assert disagrees.startswith("THIS RUN DISAGREES") and beside == f"beside it: {off.host_differs}"
+    assert off.lines()[2] == f"  {beside}"
+    assert str(escape(beside)) in html.render(view, RunExtras()).split('id="environment"')[0]
+
+
+QUIET = [13.0, 13.6, 14.0, 20.0]
+
+
+def test_a_host_in_another_state_is_a_note_when_the_ratio_held(store):
+    for estimate in (1.60, 1.62, 1.58):
+        _past(store, estimate, chase=[19.0, 24.0, 22.0, 40.0, 21.0])
+    agreeing = findings.findings(_now(store, [16_100, 16_500, 15_700], [10_000, 10_300, 9_800], chase=QUIET))
+    assert agreeing.host_differs and not agreeing.warnings()
+    assert agreeing.host_differs in "\n".join(agreeing.lines())
+
+
+def test_compare_says_when_the_shared_cache_differed_beyond_its_own_noise(store):
+    a = _run(store, [20_000, 21_000, 19_500], [12_000, 12_300, 11_800], chase=[19.0, 24.0, 22.0, 40.0, 21.0, 23.0])
+    b = _run(store, [20_300, 20_800, 19_800], [12_100, 12_200, 11_900], chase=[13.0, 13.6, 14.0, 12.5, 13.2, 14.4])
+    c = _run(store, [20_300, 20_800, 19_800], [12_100, 12_200, 11_900], chase=[20.0, 23.5, 21.0, 35.0, 22.5, 19.5])
+    moved = [x for x in compare.header_lines(compare.compare_runs(a, b)) if "pointer chase" in x]
+    assert len(moved) == 2 and all("faster in B" in x and "contended for its cache differently" in x for x in moved)
+    same = [x for x in compare.header_lines(compare.compare_runs(a, c)) if "pointer chase" in x]
+    assert len(same) == 2 and all("not beyond the chase's own noise" in x for x in same)

@@ -216,6 +216,9 @@ def header_lines(cmp: RunComparison) -> list[str]:
     return lines
 
 
+CACHE_ALPHA = 0.01  # the chase's readings of two runs differ: a rank test at 1 %, as it is read for every comparison
+
+
 def _canary(view: RunView, metric: str) -> list[float]:
     return [v for c in view.find("canary", metric) for v in c.values]
 
@@ -234,6 +237,21 @@ def host_lines(a: RunView, b: RunView) -> list[str]:
                    f"[{min(vb):.1f}-{max(vb):.1f}]: the host ran {abs(change):.1%} "
                    + ("slower" if change > 0 else "faster") + " in B"
                    + (" (beyond 5 %: CPU-bound figures move with it)" if abs(change) > 0.05 else ""))
+    for metric, where in (("app_cache_ms", "the app's CPU"), ("load_cache_ms", "the load side's CPU")):
+        va, vb = _canary(a, metric), _canary(b, metric)
+        if len(va) < 2 or len(vb) < 2:
+            continue
+        ma, mb = statistics.median(va), statistics.median(vb)
+        change = mb / ma - 1
+        _, p = stats.mann_whitney_u(va, vb)
+        # the chase varies 30-60 % within a run on a busy host: a rank test of the two runs' readings, not their medians alone
+        moved = p < CACHE_ALPHA
+        out.append(f"host: shared cache (the canary's pointer chase) on {where}: A {ma:.1f} ms [{min(va):.1f}-{max(va):.1f}], "
+                   f"B {mb:.1f} ms [{min(vb):.1f}-{max(vb):.1f}]: {abs(change):.0%} "
+                   + ("slower" if change > 0 else "faster") + f" in B (rank test p={p:.2g}"
+                   + ("; the host's neighbours contended for its cache differently, which the integer chain does not "
+                      "see: memory-bound figures (the JIT's code, the database, the load driver) move with it)"
+                      if moved else f", above {CACHE_ALPHA:g}: not beyond the chase's own noise)"))
     if not out and (a.find("canary") or b.find("canary")):
         out.append("host: only one run has canary readings: the host's speed cannot be compared")
     return out

@@ -16,7 +16,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from perflab import headline, rounds, run_history
-from perflab.analysis import ratios_ci
+from perflab.analysis import host_speed, ratios_ci
 from perflab.apps.launching import HEAP_OPTIONS
 from perflab.present.charts import Axis, Chart, Point, Series, line_chart
 from perflab.report import frameworks
@@ -181,14 +181,18 @@ class Findings:
     levels: list[str] = field(default_factory=list)  # where the variance is: launches or intervals
     failures: list[str] = field(default_factory=list)  # app/modes that failed under the plan's heap flags
     frameworks: list[str] = field(default_factory=list)  # a headline ratio not given; frameworks never published
+    cache: str = ""           # the canary's pointer chase, beside the earlier runs'
+    host_differs: str = ""    # the host's shared cache beyond every earlier run's: why figures may have moved
 
     def warnings(self) -> list[str]:
-        """What must be read before the ratios: an estimate the earlier runs do not allow."""
-        return [w for r in self.ratios if (w := r.against_earlier())]
+        """What must be read before the ratios: an estimate the earlier runs do not allow, and then
+        whether the host itself was in another state than in all of them."""
+        disagree = [w for r in self.ratios if (w := r.against_earlier())]
+        return disagree + ([f"beside it: {self.host_differs}"] if disagree and self.host_differs else [])
 
     def notes(self) -> list[str]:
         across = [t for r in self.ratios if (t := r.history_text())]
-        return [x for x in (*across, self.rounds, *self.levels, self.host, *self.advice, self.published,
+        return [x for x in (*across, self.rounds, *self.levels, self.host, self.cache, *self.advice, self.published,
                             *self.frameworks) if x]
 
     def lines(self) -> list[str]:
@@ -427,6 +431,43 @@ def host_line(view: RunView) -> str:
             + ("" if not slow else " (their launches are flagged host-slow)"))
 
 
+CACHE_SIDES = (("app_cache_ms", "app's CPU"), ("load_cache_ms", "load side's CPU"))
+
+
+def cache_lines(view: RunView) -> tuple[str, str]:
+    """The canary's pointer chase over the run (the shared cache, which neighbours on the host
+    contend for and the integer chain does not see) beside the earlier runs of its plan, method and
+    machine, as stored with the run; and, when this run's median lies beyond every earlier run's on
+    some side, what that means for comparing its figures with theirs (else "")."""
+    earlier = ((view.rounds or {}).get("history") or {}).get("hosts") or {}
+    parts, beyond = [], []
+    for metric, where in CACHE_SIDES:
+        values = [v for c in view.find("canary", metric) for v in c.values]
+        if len(values) < 2:
+            continue
+        now = statistics.median(values)
+        text = f"{where} median {now:.1f} ms"
+        past = [h[metric] for h in earlier.values() if h.get(metric)]
+        if past:
+            text += f" (earlier runs here {min(past):.1f}-{max(past):.1f} ms)"
+            moved = host_speed.against_earlier(now, past)
+            if moved:
+                beyond.append(f"{abs(moved):.0%} {'slower' if moved > 0 else 'faster'} on the {where}")
+        parts.append(text)
+    if not parts:
+        return "", ""
+    line = ("shared cache (the canary's pointer chase, which the host's neighbours contend for and the integer chain "
+            f"does not see): {'; '.join(parts)}")
+    if not beyond:
+        return line, ""
+    runs = len([h for h in earlier.values() if h])
+    differs = (f"the host's shared cache was in another state than in every one of the {runs} earlier run(s) here "
+               f"({', '.join(beyond)} than the nearest of them): memory-bound work (the JIT's compiled code, the "
+               f"database, the load driver) ran at another speed, so this run's req/s and latencies compare with "
+               f"theirs only as ratios of apps measured in the same rounds")
+    return line + "; " + differs, differs
+
+
 def _advice(view: RunView, ratios: list[RatioFinding]) -> list[str]:
     rec = view.rounds or {}
     seconds = rec.get("round_s") or []
@@ -464,9 +505,10 @@ def findings(view: RunView) -> Findings | None:
     if not ratios:  # no headline ratio: a failure under the plan's heap flags is still a finding
         return Findings(_conditions(view, None), [], [], "", "", [], "", failures=failures) if failures else None
     steady = next((r.a for r in ratios if r.what.startswith("throughput")), None)
+    cache, differs = cache_lines(view)
     return Findings(_conditions(view, steady), ratios, _behind(view, ratios), _rounds_line(view), host_line(view),
                     _advice(view, ratios), _published(view, ratios), level_lines(view), failures,
-                    frameworks.finding_lines(view, [(r.numerator, r.denominator) for r in ratios]))
+                    frameworks.finding_lines(view, [(r.numerator, r.denominator) for r in ratios]), cache, differs)
 
 
 def ratio_chart(found: Findings) -> Chart | None:

@@ -161,7 +161,7 @@ def findings_view(view: RunView, extras: RunExtras, colors: dict[str, str], ids)
     first = found.ratios[0] if found.ratios else None  # none: only failures under the plan's heap flags
     return {"conditions": found.conditions, "rows": rows,
             "target": f"+-{first.target if first else findings.DEFAULT_TARGET:.0%}", "least": first.least if first else 2,
-            "behind": found.behind, "notes": found.notes(), "failures": found.failures,
+            "behind": found.behind, "notes": found.notes(), "failures": found.failures, "warnings": found.warnings(),
             "charts": [(f"chart-{next(ids)}", c) for c in shown]}
 
 
