@@ -298,7 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--out", help="HTML file to write (default .perflab/reports/compare-A-vs-B.html)")
     cmp_.set_defaults(func=_lab("cmd_compare"))
 
-    hist = sub.add_parser("history", help="a plan's headline figures across every stored run of it, over time (HTML)")
+    hist = sub.add_parser("history", help="a plan's headline figures across every stored run of it, over time (HTML), with "
+                                               "each headline ratio answered across the complete runs since its last "
+                                               "change point")
     hist.add_argument("plan", help="the plan's name (e.g. upgrade, quick)")
     hist.add_argument("--out", help="HTML file to write (default .perflab/reports/history-PLAN.html)")
     hist.add_argument("--fail-on-change", action="store_true",

@@ -156,3 +156,44 @@ def test_without_the_flag_history_never_fails(store_at_workdir, tmp_path, monkey
         _add_run(store_at_workdir, n, rng, scale={"quarkus/jvm": 0.75} if n == 9 else None)
     code, out = _gate(store_at_workdir, tmp_path, monkeypatch, capsys, fail_on_change=False)
     assert code == 0 and "gate:" not in out
+
+
+def _complete_run(store: Store, n: int, ratio: float, rng) -> str:
+    """A complete run whose rounds record holds the headline ratio's whole interval, as the runner stores it."""
+    run = store.begin_run(PLAN | {"rounds": {"target": 0.10}}, ENV)
+    store.db.execute("UPDATE runs SET started_at=? WHERE id=?", (1_790_000_000 + 60 * n, run))
+    store.add_figure(run, "quarkus", "jvm", "steady", "rps", 20_000.0, "req/s", point="c=32",
+                     params={"connections": 32, "path": "/hello"}, repeat=1)
+    estimate = ratio * float(np.exp(rng.normal(0, 0.03)))
+    interval = {"estimate": estimate, "low": estimate / 1.3, "high": estimate * 1.3, "n": 2, "paired": True,
+                "sd_log": 0.02, "se_log": 0.014, "df": 1}
+    store.save_rounds(run, {"ratios": [{"ratio": "quarkus/jvm / go-ref/jvm", "interval": interval}]})
+    store.finish_run(run, "complete")
+    return run
+
+
+def test_a_ratio_is_answered_across_the_complete_runs_since_its_last_change_point(store):
+    rng = np.random.default_rng(5)
+    ids = [_complete_run(store, n, 0.50 if n < 6 else 0.40, rng) for n in range(12)]
+    views = _views(store)
+    found = history.changes(views)
+    assert any(c.headline == "ratio" and c.point.run_after == ids[6] for c in found)
+    [answer] = history.across(views, found)
+    assert answer.runs == ids[6:] and answer.after_change
+    assert answer.answer.low < 0.40 < answer.answer.high and not answer.answer.contains(0.50)
+    assert answer.state().startswith("settled")
+    # without the change point the runs before it would be pooled in, and the interval would hold neither level
+    [whole] = history.across(views, [])
+    assert whole.runs == ids and not whole.after_change and whole.answer.low < 0.45 < whole.answer.high
+    assert "The answer across runs" in history.render(PLAN["name"], views, found)
+    page = history.render(PLAN["name"], views, found)
+    assert f"<td>{answer.answer.low:.2f}-{answer.answer.high:.2f}x</td>" in page
+
+
+def test_fewer_than_three_complete_runs_give_no_answer_across_them(store):
+    rng = np.random.default_rng(6)
+    _complete_run(store, 0, 0.5, rng)
+    _complete_run(store, 1, 0.5, rng)
+    _add_run(store, 2, rng)  # ended "done", not complete: not one of the runs an answer rests on
+    assert history.across(_views(store), []) == []
+    assert "No headline ratio has three complete runs" in history.render(PLAN["name"], _views(store), [])

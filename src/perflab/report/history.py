@@ -7,7 +7,11 @@ series of one value per run (the median of its launches; the ratio's estimate), 
 perflab.analysis.changepoints finds where it moved. A series holds only the runs of one method on one
 machine: a run of another method (plan settings, versions, CPU) or on another host starts its own,
 so a change of method is never taken for a change of the code. `--fail-on-change` makes that a CI
-gate on the newest run."""
+gate on the newest run.
+
+Each headline ratio is also answered across the complete runs of its series since its last change
+point (ratios_ci.across_runs: each run one observation): the answer a short plan's runs give
+together where none settles alone, never pooled across a change of the code."""
 
 from __future__ import annotations
 
@@ -17,8 +21,8 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from perflab import results
-from perflab.analysis import changepoints
+from perflab import results, run_history
+from perflab.analysis import changepoints, ratios_ci
 from perflab.errors import LabError
 from perflab.migrate import open_store
 from perflab.paths import work_dir
@@ -128,6 +132,61 @@ def changes(views: list[results.RunView], max_pvalue: float = changepoints.MAX_P
     return out
 
 
+@dataclass(frozen=True)
+class Across:
+    """One headline ratio answered across the complete runs of one method on one machine, since the
+    ratio's last change point in that series."""
+    ratio: str
+    method: str
+    machine: str
+    runs: list[str]              # oldest first
+    after_change: bool           # the runs start after a change point (else: the whole series)
+    answer: ratios_ci.AcrossRuns
+    target: float                # the plan's rounds.target (0: none)
+
+    def state(self) -> str:
+        if self.target <= 0:
+            return "no precision target"
+        if self.answer.settled(self.target):
+            return f"settled (within +-{self.target:.0%})"
+        return f"NOT settled (+-{self.answer.half_width:.0%}, target +-{self.target:.0%})"
+
+    def text(self) -> str:
+        a = self.answer
+        since = f"since the change point before run {self.runs[0]}" if self.after_change else "all of them"
+        return (f"{self.ratio} across {a.runs} complete runs ({since}; method {self.method[:8]} on {self.machine}): "
+                f"{a.estimate:.2f}x, 95 % interval {a.low:.2f}-{a.high:.2f}x, between-run sd {a.tau_log:.3f} (log): "
+                f"{self.state()}")
+
+
+def _stored_interval(state: dict) -> ratios_ci.RatioInterval | None:
+    try:
+        return run_history.interval_from_dict(state["interval"]) if state.get("interval") else None
+    except (KeyError, TypeError, ValueError):  # a record too old to hold the whole interval
+        return None
+
+
+def across(views: list[results.RunView], found: list[Change]) -> list[Across]:
+    """Each headline ratio's answer across the complete runs of each (method, machine) series, from
+    the first run after the ratio's last change point there (None before three such runs)."""
+    out = []
+    for (method, where), group in series_groups(views).items():
+        stored = [(v, {s["ratio"]: s for s in (v.rounds or {}).get("ratios") or []}) for v in group]
+        for label in dict.fromkeys(k for _, states in stored for k in states):
+            moved = [c.point.run_after for c in found
+                     if c.figure == f"headline ratio {label}" and c.method == method and c.machine == where]
+            order = [v.id for v in group]
+            start = max((order.index(r) for r in moved if r in order), default=0)
+            kept = [(v, ci) for v, states in stored[start:] if v.status == "complete"
+                    and (ci := _stored_interval(states.get(label) or {})) is not None]
+            answer = ratios_ci.across_runs([ci for _, ci in kept])
+            if answer is None:
+                continue
+            target = float(((kept[-1][0].plan.get("rounds") or {}).get("target")) or 0.0)
+            out.append(Across(label, method, where, [v.id for v, _ in kept], start > 0, answer, target))
+    return out
+
+
 def gate(views: list[results.RunView], found: list[Change], threshold_pct: float) -> tuple[list[str], bool]:
     """The change points the newest run starts, as lines, and whether one is worse by more than
     threshold_pct: the gate's verdict. A change for the better, or of a ratio, is reported only."""
@@ -222,6 +281,23 @@ def _changes_html(views: list[results.RunView], found: list[Change]) -> list[str
     return out
 
 
+def _across_html(answers: list[Across]) -> list[str]:
+    out = ["<h2>The answer across runs</h2>",
+           "<p>Each headline ratio from the complete runs of one method on one machine since its last change "
+           "point, each run one observation (Student's t on their log estimates): the spread of the runs' estimates "
+           "holds each run's own error and the variance between runs that no run sees alone, so a plan whose runs "
+           "cannot settle a ratio one at a time may settle it together. Three runs at least.</p>"]
+    if not answers:
+        return out + ["<p>No headline ratio has three complete runs in one series yet.</p>"]
+    rows = "".join(f"<tr><td>{escape(a.ratio)}</td><td>{escape(a.method[:8])} on {escape(a.machine)}</td>"
+                   f"<td>{a.answer.runs} ({escape(a.runs[0])} to {escape(a.runs[-1])})</td>"
+                   f"<td>{a.answer.estimate:.2f}x</td><td>{a.answer.low:.2f}-{a.answer.high:.2f}x</td>"
+                   f"<td>{a.answer.tau_log:.3f}</td><td>{escape(a.state())}</td></tr>" for a in answers)
+    return out + ["<table><thead><tr><th>ratio</th><th>series</th><th>runs</th><th>estimate</th>"
+                  "<th>95 % interval</th><th>between-run sd (log)</th><th>state</th></tr></thead>"
+                  f"<tbody>{rows}</tbody></table>"]
+
+
 def render(plan_name: str, views: list[results.RunView], found: list[Change] | None = None) -> str:
     found = changes(views) if found is None else found
     shown = history_charts(views, found)
@@ -233,7 +309,8 @@ def render(plan_name: str, views: list[results.RunView], found: list[Change] | N
             f"<p>{len(views)} stored run(s). Runs of another method (plan settings, versions, CPU) or machine are "
             "drawn beside the others, a dotted line where it changed; their change points are sought apart.</p>",
             "<table><thead><tr><th>run</th><th>tick</th><th>status</th><th>git</th><th>method</th><th>machine</th>"
-            f"</tr></thead><tbody>{rows}</tbody></table>", *_changes_html(views, found)]
+            f"</tr></thead><tbody>{rows}</tbody></table>", *_across_html(across(views, found)),
+            *_changes_html(views, found)]
     if shown:
         body.append(charts.plotted(shown, "hchart", fine_print(views)))
     else:
@@ -259,6 +336,8 @@ def cli_history(args) -> int:
     path.write_text(render(args.plan, views, found), encoding="utf-8")
     print(f"history of plan {args.plan}: {len(views)} run(s), {views[0].id} to {views[-1].id}; "
           f"{len(found)} change point(s)", flush=True)
+    for answer in across(views, found):
+        print(f"  {answer.text()}", flush=True)
     print(f"  {path}", flush=True)
     if not getattr(args, "fail_on_change", False):
         return 0
