@@ -37,12 +37,21 @@ def test_deviations_are_relative_to_the_median():
 def test_a_run_is_beyond_the_earlier_ones_only_past_every_one_of_them_by_the_margin():
     earlier = [19.0, 22.7, 26.2]
     assert host_speed.against_earlier(13.6, earlier) == pytest.approx(13.6 / 19.0 - 1)  # faster than all: < 0
-    assert host_speed.against_earlier(31.0, earlier) == pytest.approx(31.0 / 26.2 - 1)  # slower than all: > 0
+    assert host_speed.against_earlier(32.0, earlier) == pytest.approx(32.0 / 26.2 - 1)  # slower than all: > 0
     assert host_speed.against_earlier(17.0, earlier) == 0.0   # below the fastest, but within the margin
-    assert host_speed.against_earlier(29.0, earlier) == 0.0   # above the slowest, within the margin
+    assert host_speed.against_earlier(30.0, earlier) == 0.0   # above the slowest, within the margin
     assert host_speed.against_earlier(21.0, earlier) == 0.0   # among them
     assert host_speed.against_earlier(17.0, earlier, apart=0.05) < 0
     assert host_speed.against_earlier(13.6, []) == 0.0        # nothing to be beyond
+
+
+def test_two_sides_are_separated_only_when_every_run_after_lies_beyond_every_run_before():
+    before = [19.0, 22.7, 21.5]
+    assert host_speed.separated(before, [13.6, 14.2]) == pytest.approx(14.2 / 19.0 - 1)
+    assert host_speed.separated(before, [13.6, 18.0]) == 0.0   # one run after reaches near the fastest before
+    assert host_speed.separated(before, [28.0, 30.0]) == pytest.approx(28.0 / 22.7 - 1)
+    assert host_speed.separated(before, [13.6, 30.0]) == 0.0   # the after side straddles the before side
+    assert host_speed.separated([], [13.6]) == 0.0 and host_speed.separated(before, []) == 0.0
 
 
 def test_slow_means_more_than_the_threshold_above_the_median():

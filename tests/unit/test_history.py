@@ -5,6 +5,7 @@ built with the Store API; every expected figure follows from the levels the test
 from __future__ import annotations
 
 import argparse
+from html import escape
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ NOISE = 0.01
 
 
 def _add_run(store: Store, n: int, rng, *, scale: dict[str, float] | None = None, plan: dict = PLAN,
-             env: dict = ENV) -> str:
+             env: dict = ENV, chase: float | None = None) -> str:
     """One run: three launches per app/mode at BASE's levels (throughput times scale[target], the
     per-request figures divided by it), each value with NOISE; started n minutes after the first."""
     run = store.begin_run(plan, {**env, "git": {"sha": f"{n:07x}" + "0" * 33, "dirty": False}})
@@ -41,6 +42,10 @@ def _add_run(store: Store, n: int, rng, *, scale: dict[str, float] | None = None
             store.add_figure(run, app, mode, "steady", "rps", noisy(base["tput"] * k), "req/s", **at, repeat=r)
             store.add_figure(run, app, mode, "steady", "app_cpu_ms_per_request", noisy(base["cpu"] / k), "ms",
                              **at, repeat=r)
+    for r in range(8 if chase else 0):  # the canary's pointer chase before and after each launch, noisy as on a VM
+        for side in ("app", "load"):
+            store.add_figure(run, "quarkus", "jvm", "canary", f"{side}_cache_ms",
+                             chase * float(np.exp(rng.normal(0, 0.10))), "ms", point="before", repeat=r)
     ratio = BASE["quarkus/jvm"]["tput"] * (scale or {}).get("quarkus/jvm", 1.0) / BASE["go-ref/jvm"]["tput"]
     store.save_rounds(run, {"ratios": [
         {"ratio": "quarkus/jvm / go-ref/jvm", "interval": {"estimate": ratio * float(np.exp(rng.normal(0, NOISE)))}}]})
@@ -197,3 +202,23 @@ def test_fewer_than_three_complete_runs_give_no_answer_across_them(store):
     _add_run(store, 2, rng)  # ended "done", not complete: not one of the runs an answer rests on
     assert history.across(_views(store), []) == []
     assert "No headline ratio has three complete runs" in history.render(PLAN["name"], _views(store), [])
+
+
+def test_a_change_point_where_the_hosts_shared_cache_moved_too_says_so(store):
+    """Neighbours contending for a VM host's cache move every memory-bound figure at once: a change
+    point at the runs where the canary's pointer chase moved may be the host's, not the code's."""
+    rng = np.random.default_rng(11)
+    ids = [_add_run(store, n, rng, scale={"quarkus/jvm": 1.35} if n >= 6 else None, chase=13.0 if n >= 6 else 21.0)
+           for n in range(12)]
+    found = [c for c in history.changes(_views(store)) if c.figure == "steady-state throughput, quarkus/jvm"]
+    [change] = found
+    assert change.point.run_after == ids[6]
+    assert "the host's shared cache moved at the same runs" in change.host and "app's CPU" in change.host
+    assert change.host in change.text() and escape(change.host) in history.render(PLAN["name"], _views(store))
+
+
+def test_a_change_point_on_a_host_whose_cache_held_is_the_figures_own(store):
+    rng = np.random.default_rng(11)
+    [_add_run(store, n, rng, scale={"quarkus/jvm": 0.8} if n >= 6 else None, chase=20.0) for n in range(12)]
+    found = [c for c in history.changes(_views(store)) if c.figure == "steady-state throughput, quarkus/jvm"]
+    assert found and all(c.host == "" for c in found)

@@ -19,22 +19,30 @@ def deviations(readings_ms: list[float]) -> list[float]:
 
 
 # A run's median pointer chase this far beyond every earlier run's: the host's shared cache was in
-# another state (the chase's readings vary 30-60 % within a run on a busy host, their medians
-# 10-25 % between runs in the same state; 13.6 against 19-26 ms was a 40 % faster stack here)
-APART = 0.15
+# another state. On a 2-core VM the chase's readings varied 30-60 % within a run; the medians of
+# runs in one state lay up to 16 % beyond the others' (12.1 against 14.4-15.1 ms), those of two
+# states 25-28 % apart (13.6-14.2 against 19.0-26.2 ms, with a 40 % faster stack in the first)
+APART = 0.20
 
 
 def against_earlier(now_ms: float, earlier_ms: list[float], apart: float = APART) -> float:
     """How far a run's median reading lies beyond every earlier run's median, relative to the
     nearest of them: > 0 slower than all by more than `apart`, < 0 faster than all by more than
     `apart`, 0 within their range or near it (and without earlier runs)."""
-    if not earlier_ms or now_ms <= 0:
+    return separated(earlier_ms, [now_ms], apart)
+
+
+def separated(before_ms: list[float], after_ms: list[float], apart: float = APART) -> float:
+    """How far every run's median reading after a point lies beyond every one before it, from the
+    nearest pair: > 0 all slower by more than `apart`, < 0 all faster by more than `apart`, 0 when
+    the two sides overlap or come closer than that (or one side has no runs)."""
+    if not before_ms or not after_ms or min(after_ms) <= 0:
         return 0.0
-    above, below = now_ms / max(earlier_ms) - 1, now_ms / min(earlier_ms) - 1
-    if above > apart:
-        return above
-    if below < -apart:
-        return below
+    slower, faster = min(after_ms) / max(before_ms) - 1, max(after_ms) / min(before_ms) - 1
+    if slower > apart:
+        return slower
+    if faster < -apart:
+        return faster
     return 0.0
 
 

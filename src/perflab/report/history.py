@@ -16,13 +16,14 @@ together where none settles alone, never pooled across a change of the code."""
 from __future__ import annotations
 
 import json
+import statistics
 import time
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
 from perflab import results, run_history
-from perflab.analysis import changepoints, ratios_ci
+from perflab.analysis import changepoints, host_speed, ratios_ci
 from perflab.errors import LabError
 from perflab.migrate import open_store
 from perflab.paths import work_dir
@@ -86,6 +87,7 @@ class Change:
     method: str
     machine: str
     point: changepoints.ChangePoint
+    host: str = ""               # the host's shared cache moved at the same runs: what the figure may follow
 
     def worse_pct(self) -> float | None:
         return None if self.lower_is_better is None else 100 * self.point.worse(self.lower_is_better)
@@ -93,7 +95,7 @@ class Change:
     def text(self) -> str:
         w = self.worse_pct()
         way = "" if w is None or w == 0 else (" (worse)" if w > 0 else " (better)")
-        return f"{self.figure}: {self.point.text()}{way}"
+        return f"{self.figure}: {self.point.text()}{way}" + (f"; {self.host}" if self.host else "")
 
 
 def _series_figures(view: results.RunView) -> dict[tuple[str, str, str, bool | None], float]:
@@ -119,16 +121,49 @@ def series_groups(views: list[results.RunView]) -> dict[tuple[str, str], list[re
     return groups
 
 
+CACHE_SIDES = (("app_cache_ms", "app's CPU"), ("load_cache_ms", "load side's CPU"))
+
+
+def _chase_medians(view: results.RunView) -> dict[str, float]:
+    """The run's median pointer-chase reading on each side (the canary's, before and after each launch)."""
+    out = {}
+    for metric, _ in CACHE_SIDES:
+        values = [v for c in view.find("canary", metric) for v in c.values]
+        if values:
+            out[metric] = statistics.median(values)
+    return out
+
+
+def host_moved(before: list[dict[str, float]], after: list[dict[str, float]]) -> str:
+    """Whether the host's shared cache moved at a change point: every run's pointer-chase median
+    after it beyond every one before it by host_speed.APART, on a side (why "" if not). Neighbours
+    that contend for a VM host's cache move every memory-bound figure, and no commit did that."""
+    moved = []
+    for metric, where in CACHE_SIDES:
+        b, a = [h[metric] for h in before if metric in h], [h[metric] for h in after if metric in h]
+        if host_speed.separated(b, a):
+            moved.append(f"{where} {statistics.median(b):.1f} -> {statistics.median(a):.1f} ms")
+    if not moved:
+        return ""
+    return ("the host's shared cache moved at the same runs (the canary's pointer chase, median of the runs' "
+            f"medians: {', '.join(moved)}): the figure may follow the host, not the code")
+
+
 def changes(views: list[results.RunView], max_pvalue: float = changepoints.MAX_PVALUE) -> list[Change]:
-    """Every change point of every headline figure, within each (method, machine) group of runs."""
+    """Every change point of every headline figure, within each (method, machine) group of runs,
+    each with whether the host's shared cache moved at the same runs."""
     out = []
     for (method, where), group in series_groups(views).items():
         values = [_series_figures(v) for v in group]
+        chase = {v.id: _chase_medians(v) for v in group}
         for key in dict.fromkeys(k for vals in values for k in vals):
             figure, unit, headline, lower = key
             series = [(v.id, vals[key]) for v, vals in zip(group, values) if key in vals]
-            out += [Change(figure, unit, headline, lower, method, where, cp)
-                    for cp in changepoints.find(series, max_pvalue)]
+            ids = [run for run, _ in series]
+            for cp in changepoints.find(series, max_pvalue):
+                host = host_moved([chase[r] for r in ids[cp.index - cp.n_before:cp.index]],
+                                  [chase[r] for r in ids[cp.index:cp.index + cp.n_after]])
+                out.append(Change(figure, unit, headline, lower, method, where, cp, host))
     return out
 
 
@@ -273,11 +308,11 @@ def _changes_html(views: list[results.RunView], found: list[Change]) -> list[str
         f"</td><td>{escape(c.point.run_before)}</td><td>{escape(c.point.run_after)}</td>"
         f"<td>{c.point.n_before} / {c.point.n_after}</td><td>{c.point.pvalue:.1g}</td>"
         f"<td>{'' if c.worse_pct() is None else ('worse' if c.worse_pct() > 0 else 'better')}</td>"
-        f"<td>{escape(c.method)} on {escape(c.machine)}</td></tr>"
+        f"<td>{escape(c.method)} on {escape(c.machine)}</td><td>{escape(c.host)}</td></tr>"
         for c in sorted(found, key=lambda c: (c.method, c.point.run_after, c.figure)))
     out.append("<table><thead><tr><th>figure</th><th>size</th><th>interval</th><th>last run before</th>"
-               "<th>first run after</th><th>runs before / after</th><th>p</th><th>way</th><th>series</th></tr>"
-               f"</thead><tbody>{rows}</tbody></table>")
+               "<th>first run after</th><th>runs before / after</th><th>p</th><th>way</th><th>series</th>"
+               f"<th>the host at the same runs</th></tr></thead><tbody>{rows}</tbody></table>")
     return out
 
 
