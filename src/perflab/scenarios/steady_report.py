@@ -192,10 +192,11 @@ def stability(view: RunView) -> list[str]:
             pooled = f", spread pooled with {prior.runs} earlier run(s)" if prior is not None and ci and ci.paired else ""
             spread = (f"95 % interval {ci.low:.2f}-{ci.high:.2f}x ({ci.n} {'rounds, paired' if ci.paired else 'a side'}"
                       f"{pooled})" if ci else "one launch a side: no interval")
-            lines.append(f"  {a} / {b}: {ca.median / cb.median:.2f}x, {spread} (the Quarkus team's lab publishes "
+            ratio = ci.estimate if ci else ca.median / cb.median  # the findings' estimate, paired by round
+            lines.append(f"  {a} / {b}: {ratio:.2f}x, {spread} (the Quarkus team's lab publishes "
                          f"{PUBLISHED_GAP}x, measured {PUBLISHED_GAP_CONDITIONS}); "
                          + _ratio_steadiness(view, by_target[a], by_target[b]))
-            lines += _gap(view, a, b, by_target[a].point, ca.median / cb.median)
+            lines += _gap(view, a, b, by_target[a].point, ratio)
     return lines
 
 
