@@ -6,6 +6,8 @@ from __future__ import annotations
 import statistics
 
 SLOW_THRESHOLD = 0.05
+# the pointer chase's metrics (perflab.probes.canary's mem_ms, stored per side) and where each ran
+CACHE_SIDES = (("app_cache_ms", "app's CPU"), ("load_cache_ms", "load side's CPU"))
 
 
 def deviations(readings_ms: list[float]) -> list[float]:

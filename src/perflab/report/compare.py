@@ -21,7 +21,7 @@ import statistics
 from dataclasses import dataclass, field
 from html import escape
 
-from perflab.analysis import ratios_ci, stats
+from perflab.analysis import host_speed, ratios_ci, stats
 from perflab.analysis.chance import Chance
 from perflab.errors import LabError
 from perflab.present.tables import cell_order, fmt_value, label
@@ -237,7 +237,8 @@ def host_lines(a: RunView, b: RunView) -> list[str]:
                    f"[{min(vb):.1f}-{max(vb):.1f}]: the host ran {abs(change):.1%} "
                    + ("slower" if change > 0 else "faster") + " in B"
                    + (" (beyond 5 %: CPU-bound figures move with it)" if abs(change) > 0.05 else ""))
-    for metric, where in (("app_cache_ms", "the app's CPU"), ("load_cache_ms", "the load side's CPU")):
+    for metric, side in host_speed.CACHE_SIDES:
+        where = f"the {side}"
         va, vb = _canary(a, metric), _canary(b, metric)
         if len(va) < 2 or len(vb) < 2:
             continue

@@ -431,9 +431,6 @@ def host_line(view: RunView) -> str:
             + ("" if not slow else " (their launches are flagged host-slow)"))
 
 
-CACHE_SIDES = (("app_cache_ms", "app's CPU"), ("load_cache_ms", "load side's CPU"))
-
-
 def cache_lines(view: RunView) -> tuple[str, str]:
     """The canary's pointer chase over the run (the shared cache, which neighbours on the host
     contend for and the integer chain does not see) beside the earlier runs of its plan, method and
@@ -441,7 +438,7 @@ def cache_lines(view: RunView) -> tuple[str, str]:
     some side, what that means for comparing its figures with theirs (else "")."""
     earlier = ((view.rounds or {}).get("history") or {}).get("hosts") or {}
     parts, beyond = [], []
-    for metric, where in CACHE_SIDES:
+    for metric, where in host_speed.CACHE_SIDES:
         values = [v for c in view.find("canary", metric) for v in c.values]
         if len(values) < 2:
             continue

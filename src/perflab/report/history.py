@@ -121,13 +121,10 @@ def series_groups(views: list[results.RunView]) -> dict[tuple[str, str], list[re
     return groups
 
 
-CACHE_SIDES = (("app_cache_ms", "app's CPU"), ("load_cache_ms", "load side's CPU"))
-
-
 def _chase_medians(view: results.RunView) -> dict[str, float]:
     """The run's median pointer-chase reading on each side (the canary's, before and after each launch)."""
     out = {}
-    for metric, _ in CACHE_SIDES:
+    for metric, _ in host_speed.CACHE_SIDES:
         values = [v for c in view.find("canary", metric) for v in c.values]
         if values:
             out[metric] = statistics.median(values)
@@ -139,7 +136,7 @@ def host_moved(before: list[dict[str, float]], after: list[dict[str, float]]) ->
     after it beyond every one before it by host_speed.APART, on a side (why "" if not). Neighbours
     that contend for a VM host's cache move every memory-bound figure, and no commit did that."""
     moved = []
-    for metric, where in CACHE_SIDES:
+    for metric, where in host_speed.CACHE_SIDES:
         b, a = [h[metric] for h in before if metric in h], [h[metric] for h in after if metric in h]
         if host_speed.separated(b, a):
             moved.append(f"{where} {statistics.median(b):.1f} -> {statistics.median(a):.1f} ms")
