@@ -126,6 +126,16 @@ class RunView:
         known = (((self.rounds or {}).get("history") or {}).get("ratios") or {}).get(label) or {}
         return ratios_ci.Prior(**known["prior"]) if known.get("prior") else None
 
+    def canary_medians(self) -> dict[str, float]:
+        """The median of each canary metric over the run's readings (the host's state during it; what
+        perflab.run_history.host_medians reads from the store for earlier runs)."""
+        out = {}
+        for metric in dict.fromkeys(c.metric for c in self.find("canary")):
+            values = [v for c in self.find("canary", metric) for v in c.values]
+            if values:
+                out[metric] = stats.median(values)
+        return out
+
     def find(self, scenario: str, metric: str | None = None, point: str | None = None) -> list[Cell]:
         return [c for c in self.cells if c.scenario == scenario and (metric is None or c.metric == metric)
                 and (point is None or c.point == point)]

@@ -437,12 +437,12 @@ def cache_lines(view: RunView) -> tuple[str, str]:
     machine, as stored with the run; and, when this run's median lies beyond every earlier run's on
     some side, what that means for comparing its figures with theirs (else "")."""
     earlier = ((view.rounds or {}).get("history") or {}).get("hosts") or {}
+    medians = view.canary_medians()
     parts, beyond = [], []
     for metric, where in host_speed.CACHE_SIDES:
-        values = [v for c in view.find("canary", metric) for v in c.values]
-        if len(values) < 2:
+        if sum(len(c.values) for c in view.find("canary", metric)) < 2:
             continue
-        now = statistics.median(values)
+        now = medians[metric]
         text = f"{where} median {now:.1f} ms"
         past = [h[metric] for h in earlier.values() if h.get(metric)]
         if past:

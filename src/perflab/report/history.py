@@ -121,16 +121,6 @@ def series_groups(views: list[results.RunView]) -> dict[tuple[str, str], list[re
     return groups
 
 
-def _chase_medians(view: results.RunView) -> dict[str, float]:
-    """The run's median pointer-chase reading on each side (the canary's, before and after each launch)."""
-    out = {}
-    for metric, _ in host_speed.CACHE_SIDES:
-        values = [v for c in view.find("canary", metric) for v in c.values]
-        if values:
-            out[metric] = statistics.median(values)
-    return out
-
-
 def host_moved(before: list[dict[str, float]], after: list[dict[str, float]]) -> str:
     """Whether the host's shared cache moved at a change point: every run's pointer-chase median
     after it beyond every one before it by host_speed.APART, on a side (why "" if not). Neighbours
@@ -152,7 +142,7 @@ def changes(views: list[results.RunView], max_pvalue: float = changepoints.MAX_P
     out = []
     for (method, where), group in series_groups(views).items():
         values = [_series_figures(v) for v in group]
-        chase = {v.id: _chase_medians(v) for v in group}
+        chase = {v.id: v.canary_medians() for v in group}
         for key in dict.fromkeys(k for vals in values for k in vals):
             figure, unit, headline, lower = key
             series = [(v.id, vals[key]) for v, vals in zip(group, values) if key in vals]
