@@ -245,14 +245,16 @@ def host_lines(a: RunView, b: RunView) -> list[str]:
         ma, mb = statistics.median(va), statistics.median(vb)
         change = mb / ma - 1
         _, p = stats.mann_whitney_u(va, vb)
-        # the chase varies 30-60 % within a run on a busy host: a rank test of the two runs' readings, not their medians alone
-        moved = p < CACHE_ALPHA
+        # the chase varies 30-60 % within a run on a busy host: a rank test of the two runs' readings, and a
+        # move as large as the one that tells two host states apart elsewhere (host_speed.APART), not 13 %
+        moved = p < CACHE_ALPHA and abs(change) > host_speed.APART
         out.append(f"host: shared cache (the canary's pointer chase) on {where}: A {ma:.1f} ms [{min(va):.1f}-{max(va):.1f}], "
                    f"B {mb:.1f} ms [{min(vb):.1f}-{max(vb):.1f}]: {abs(change):.0%} "
                    + ("slower" if change > 0 else "faster") + f" in B (rank test p={p:.2g}"
                    + ("; the host's neighbours contended for its cache differently, which the integer chain does not "
                       "see: memory-bound figures (the JIT's code, the database, the load driver) move with it)"
-                      if moved else f", above {CACHE_ALPHA:g}: not beyond the chase's own noise)"))
+                      if moved else f": not beyond the chase's own noise, p < {CACHE_ALPHA:g} and "
+                      f"{host_speed.APART:.0%} apart needed)"))
     if not out and (a.find("canary") or b.find("canary")):
         out.append("host: only one run has canary readings: the host's speed cannot be compared")
     return out
