@@ -4,6 +4,8 @@ and compare naming the canaries and whether two runs' ratios agree."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from markupsafe import escape
 
@@ -194,6 +196,12 @@ def test_a_run_outside_what_the_earlier_runs_allow_says_so_first(store):
     text = "\n".join(agreeing.lines())
     assert "in the 3 earlier run(s)" in text and "expect the next run's estimate within" in text
     assert "spread pooled with 3 earlier run(s)" in text
+    for estimate in (1.61, 1.59):  # more earlier runs than the line lists: it says which it shows
+        _past(store, estimate)
+    text = "\n".join(findings.findings(_now(store, [16_100, 16_500, 15_700], [10_000, 10_300, 9_800])).lines())
+    listed = re.search(r"in the (\d+) earlier run\(s\) of this plan and method on this machine \(the last 4, oldest "
+                       r"first\): ([^;]*)", text)
+    assert listed and int(listed.group(1)) > 4 and listed.group(2).count("x [") == 4
     off = findings.findings(_now(store, [20_000, 20_600, 19_500], [10_000, 10_300, 9_800]))
     lines = off.lines()
     assert lines[1].startswith("  THIS RUN DISAGREES WITH THE EARLIER ONES") and "2.00x" in lines[1]

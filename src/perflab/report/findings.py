@@ -24,6 +24,7 @@ from perflab.results import Cell, RunView
 from perflab.scenarios.steady_report import PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, against_sweep
 
 DEFAULT_TARGET = 0.05
+EARLIER_SHOWN = 4  # earlier runs whose estimates a ratio's line lists by name (the answer across runs holds them all)
 
 
 @dataclass
@@ -158,9 +159,11 @@ class RatioFinding:
         ci = self.interval
         if ci is None or not self.earlier:
             return ""
-        past = ", ".join(f"{x.estimate:.2f}x [{x.low:.2f}-{x.high:.2f}]" for _, x in self.earlier[-4:])
+        shown = self.earlier[-EARLIER_SHOWN:]
+        past = ", ".join(f"{x.estimate:.2f}x [{x.low:.2f}-{x.high:.2f}]" for _, x in shown)
+        which = f" (the last {len(shown)}, oldest first)" if len(shown) < len(self.earlier) else ""
         text = (f"{self.numerator} / {self.denominator} {self.what} in the {len(self.earlier)} earlier run(s) of this "
-                f"plan and method on this machine: {past}")
+                f"plan and method on this machine{which}: {past}")
         between = self.between
         if between is not None:
             low, high = between.widened(ci)
