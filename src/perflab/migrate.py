@@ -12,6 +12,10 @@ each launch with the canary's readings around it (from the run's canary figures)
 app/modes are stored with whether they run on a JVM and are their app's main mode, as the app
 descriptors say at the upgrade (what a report of the run read from them until now), by the mode's
 name for an app no descriptor knows.
+
+3 -> 4: each run's method hash is computed again from its stored plan and environment, now without
+the rounds' stopping rule and the plan's reductions (store.method_hash), so a run of quick with a
+longer budget and the quick runs before it are one method.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ def upgrade(db: sqlite3.Connection, path: Path, version: int) -> None:
             _v1_to_v2(db)
         if version < 3:
             _v2_to_v3(db)
+        if version < 4:
+            _v3_to_v4(db)
         db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(store.SCHEMA_VERSION),))
         db.execute("COMMIT")
     except BaseException:
@@ -115,6 +121,12 @@ def _v2_to_v3(db: sqlite3.Connection) -> None:
                 jvm, main = mode != "native", None
             db.execute("INSERT OR REPLACE INTO targets VALUES (?,?,?,?,?,?)",
                        (run_id, place, app, mode, int(jvm), None if main is None else int(main)))
+
+
+def _v3_to_v4(db: sqlite3.Connection) -> None:
+    for run_id, plan_json, env_json in db.execute("SELECT id, plan_json, environment_json FROM runs").fetchall():
+        db.execute("UPDATE runs SET method_hash=? WHERE id=?",
+                   (method_hash(json.loads(plan_json or "{}"), json.loads(env_json or "{}")), run_id))
 
 
 def _add_canary(db: sqlite3.Connection, run_id: str, record: dict) -> None:

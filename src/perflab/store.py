@@ -25,13 +25,15 @@ from perflab.progress import step_kind
 
 PACE_LEAST_ESTIMATE_S = 0.5  # steps estimated shorter say nothing of how this machine keeps to estimates
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # 1 -> 2: figures carry their point's parameters (params_json); each scenario stores only its own
 # figures (RSS of the start-up launches moved from memory to startup, the AOT cache's from
 # footprint to aot); plans hold rest_s per scenario and sample_hz at the top level.
 # 2 -> 3: a run's launch rounds are tables of their own (rounds, launches), no longer a record inside
 # its environment; the app/modes a run measured are stored with what its report needs of their
 # descriptors (targets), so a report never reads the apps as they are now.
+# 3 -> 4: the method hash leaves out how many rounds a run buys (ROUNDS_NOT_METHOD) and the plan's
+# reductions (prose, like its description); every stored run's hash is computed again.
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -127,11 +129,21 @@ class Figure:
     params: dict = field(default_factory=dict)
 
 
+# The rounds' stopping rule decides how many rounds a run buys, not how a launch is measured or
+# paired: a quick run given a longer budget measures every launch as any quick run does, so its
+# rounds pool with theirs (the prior, the answer across runs) and compare with them.
+ROUNDS_NOT_METHOD = ("target", "min_rounds", "max_rounds", "budget_min")
+
+
 def method_hash(plan: dict, environment: dict) -> str:
-    """What must be equal for two runs to be compared: the plan (minus its name and description),
-    the machine's CPU model and core count, and the versions of JDKs, frameworks and drivers."""
+    """What must be equal for two runs to be compared: the plan (minus its name, description and
+    reductions, and the rounds' stopping rule), the machine's CPU model and core count, and the
+    versions of JDKs, frameworks and drivers."""
     # the cost model's assumptions and a plan's record of its own duration change no measurement
-    relevant_plan = {k: v for k, v in plan.items() if k not in ("name", "description", "measured", "cost")}
+    relevant_plan = {k: v for k, v in plan.items()
+                     if k not in ("name", "description", "reductions", "measured", "cost")}
+    if isinstance(plan.get("rounds"), dict):
+        relevant_plan["rounds"] = {k: v for k, v in plan["rounds"].items() if k not in ROUNDS_NOT_METHOD}
     if plan.get("placement", {}).get("postgres_url"):
         # a given database is part of the method; its address and credentials are not (a private
         # server gets a new port and password each time)

@@ -49,6 +49,42 @@ def test_method_hash_changes_with_plan_limits_and_versions_but_not_the_name():
     assert base != store.method_hash({"name": "a", "limits": {"cpus": 1}}, {**ENV, "jdks": {"17": "17.0.16"}})
 
 
+def test_how_many_rounds_a_run_buys_and_the_plans_prose_are_not_part_of_its_method():
+    plan = {"name": "q", "reductions": ["2 rounds"], "steady": {"warmup_max_s": 120},
+            "rounds": {"interleave": True, "target": 0.10, "min_rounds": 0, "max_rounds": 6, "budget_min": 15}}
+    base = store.method_hash(plan, ENV)
+    longer = {**plan, "reductions": ["as many rounds as 45 minutes allow"],
+              "rounds": {"interleave": True, "target": 0.05, "min_rounds": 5, "max_rounds": 100, "budget_min": 45}}
+    assert store.method_hash(longer, ENV) == base
+    # what changes how a launch is measured or paired still does
+    assert store.method_hash({**plan, "rounds": {**plan["rounds"], "interleave": False}}, ENV) != base
+    assert store.method_hash({**plan, "steady": {"warmup_max_s": 60}}, ENV) != base
+
+
+def test_a_schema_3_file_gets_its_runs_method_hashes_computed_again(tmp_path):
+    from perflab import migrate
+
+    path = tmp_path / "r.sqlite"
+    s = store.Store(path)
+    quick = {"name": "quick", "rounds": {"target": 0.10, "budget_min": 15, "max_rounds": 6}}
+    longer = {"name": "quick", "rounds": {"target": 0.10, "budget_min": 45, "max_rounds": 100}}
+    other = {"name": "quick", "rounds": {"target": 0.10, "interleave": False}}
+    runs = [s.begin_run(p, ENV) for p in (quick, longer, other)]
+    # as schema 3 stored them: the hash of the whole plan, rounds' stopping rule included
+    for run, stale in zip(runs, ("a1", "b2", "c3")):
+        s.db.execute("UPDATE runs SET method_hash=? WHERE id=?", (stale, run))
+    s.db.execute("UPDATE meta SET value='3' WHERE key='schema_version'")
+    s.close()
+
+    s = migrate.open_store(path)
+    try:
+        hashes = [s.run(run)["method_hash"] for run in runs]
+        assert hashes[0] == hashes[1] == store.method_hash(quick, ENV) != hashes[2]
+        assert (tmp_path / "r.sqlite.v3.bak").exists(), "the old file is kept before it is changed"
+    finally:
+        s.close()
+
+
 def test_a_given_database_is_part_of_the_method_but_not_its_address_or_password():
     def plan(url):
         return {"name": "k", "placement": {"kind": "kubernetes", "postgres_url": url}}
