@@ -167,6 +167,14 @@ def _lab(name: str):
     return command
 
 
+def _add_budget_option(parser, default_note: str) -> None:
+    parser.add_argument("--budget", type=float, metavar="MIN",
+                        help="add rounds of the unsettled headline ratios while one more would end the run within MIN "
+                             f"minutes of its first step, however many rounds that takes ({default_note}); on a "
+                             "slow machine, the way to a settled answer from one run. A run with a budget of its own "
+                             "is the same method as the plan's other runs: its rounds pool with theirs")
+
+
 def _add_cost_options(parser) -> None:
     parser.add_argument("--dry-run", action="store_true",
                         help="only show what would run, what is unavailable here and why, and the estimated time per "
@@ -195,7 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"perflab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    q = sub.add_parser("quick", help="the quick lab, at most about 15 minutes on 2 cores after the builds: footprint, start-up "
+    q = sub.add_parser("quick", help="the quick lab, 11 to 24 minutes on 2 cores after the builds (--dry-run gives this "
+                                      "machine's estimate; added rounds stop at 15 minutes): footprint, start-up "
                                       "and steady-state throughput and latency of every app's main mode in interleaved "
                                       "launch rounds, ending with the headline ratios and their 95 %% intervals (the "
                                       "built-in plan 'quick'; the rest is in 'full')")
@@ -208,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "5 %% of runs (repeatable; docs/method.md)")
     q.add_argument("--profile", action="store_true", help="profile CPU and allocations over steady's measured windows (plan profile.enabled; the figures are "
                         "marked profiled; docs/profiles.md)")
+    _add_budget_option(q, "quick's own: 15, at most 6 rounds")
     _add_cost_options(q)
     q.set_defaults(func=_lab("cmd_quick"))
 
@@ -243,6 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--resume", metavar="RUN", help="go on with an interrupted or failed run (its id, a prefix or 'last') "
                                                    "at its first unfinished step, with its plan and method; refused when "
                                                    "the method or an app's sources changed")
+    _add_budget_option(r, "default: the plan's rounds.budget_min and max_rounds")
     _add_cost_options(r)
     r.set_defaults(func=_lab("cmd_run"))
 

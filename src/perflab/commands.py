@@ -30,6 +30,8 @@ def _say(msg: str) -> None:
 def _run_and_summarise(plan_obj, apps_root=None, args=None, resumed=None) -> int:
     if getattr(args, "profile", False):
         plan_obj = plan.with_profiling(plan_obj)
+    if getattr(args, "budget", None) is not None:
+        plan_obj = plan.with_budget(plan_obj, args.budget)
     if not dryrun.before_run(plan_obj, apps_root, dry_run=getattr(args, "dry_run", False), say=_say,
                              limit_h=getattr(args, "max_hours", None), yes=getattr(args, "yes", False),
                              done=set(resumed.done) if resumed else frozenset()):
@@ -72,9 +74,10 @@ def cmd_run(args) -> int:
     if args.resume:
         resumed = resume.load(open_store(), args.resume)
         if args.plan and args.plan not in (resumed.plan.name, resumed.plan.source) or args.apps or args.app_dir or args.versions \
-                or args.profile:
+                or args.profile or args.budget is not None:
             raise LabError(f"--resume goes on with run {resumed.run_id}'s own plan ({resumed.plan.name}) as it was",
-                           fix=f"./perflab run --resume {resumed.run_id} (without a plan, --apps, --app-dir, --versions or --profile)")
+                           fix=f"./perflab run --resume {resumed.run_id} (without a plan, --apps, --app-dir, --versions, "
+                               "--profile or --budget)")
         return _run_and_summarise(resumed.plan, args=args, resumed=resumed)
     if not args.plan and not args.app_dir:
         raise LabError("run needs a plan (quick, full, sizing, upgrade, frameworks, rt2019, lab2020, kt2020, their *-full forms or a .toml "

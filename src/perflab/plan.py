@@ -276,6 +276,29 @@ def describe_settings() -> str:
     return "\n".join(lines)
 
 
+# With --budget the time decides how many rounds are added, not the plan's maximum of rounds.
+BUDGET_MAX_ROUNDS = 100
+
+
+def with_budget(plan_obj: Plan, minutes: float) -> Plan:
+    """The plan with a time budget of its own for adding rounds (`--budget MIN`): rounds of the
+    unsettled headline ratios are added while one more would end the run within `minutes` of its
+    first step (its max_rounds lifted to BUDGET_MAX_ROUNDS). How many rounds a run buys is not part
+    of its method (store.ROUNDS_NOT_METHOD), so such a run pools and compares with the plan's others."""
+    rounds = plan_obj.data.get("rounds") or {}
+    if not minutes > 0:
+        raise LabError(f"--budget {minutes:g}: give the minutes the rounds may run to, more than 0")
+    if not (rounds.get("target") or 0) > 0 or not rounds.get("interleave", True):
+        why = "its rounds.target is 0" if rounds.get("interleave", True) else "its rounds.interleave is false"
+        raise LabError(f"--budget adds rounds until a headline ratio settles, and plan {plan_obj.name} settles none "
+                       f"({why}: it runs its planned launches only)",
+                       fix="give the plan [rounds] interleave = true and a target (e.g. 0.10) in a plan file, or "
+                           "leave out --budget")
+    data = {**plan_obj.data, "rounds": {**rounds, "budget_min": float(minutes),
+                                        "max_rounds": max(int(rounds.get("max_rounds") or 0), BUDGET_MAX_ROUNDS)}}
+    return validate(data, plan_obj.source)
+
+
 def with_profiling(plan_obj: Plan) -> Plan:
     """The plan with profiling on (`--profile`): a plan of its own, so its method hash differs."""
     data = {**plan_obj.data, "profile": {**plan_obj.data["profile"], "enabled": True}}

@@ -276,3 +276,15 @@ def test_a_plan_with_no_rounds_target_promises_no_added_rounds(store):
     cost = dryrun.estimate(fixed, targets, store, method_hash(fixed.data, ENV))
     assert cost.max_extra_rounds == 0
     assert "more while a headline ratio is not settled" not in dryrun.render(cost)
+
+
+def test_with_a_budget_of_its_own_a_wide_spread_is_planned_for_instead_of_given_up(store, monkeypatch):
+    quick = plan.load("quick")
+    targets = runner.select_targets(quick)
+    monkeypatch.setattr(run_history, "load_for", lambda *a, **k: _known([[0.30, 0.55, 0.20], [0.05, 0.40, 0.35]]))
+    [own] = dryrun.settling_lines(quick, targets, store, "m")
+    assert "will NOT settle here" in own and "max_rounds (6)" in own
+    [line] = dryrun.settling_lines(plan.with_budget(quick, 600), targets, store, "m")
+    assert "will NOT settle here" not in line
+    planned = int(line.split("planned at ")[1].split()[0])
+    assert planned > quick.settings("rounds").max_rounds

@@ -98,3 +98,20 @@ def test_missing_plan_names_the_builtins(tmp_path):
     bad.write_text("name = \n")
     with pytest.raises(LabError, match="not valid TOML"):
         plan.load(str(bad))
+
+
+def test_a_budget_of_its_own_lets_time_decide_the_rounds_and_keeps_the_method():
+    from perflab.store import method_hash
+
+    quick = plan.load("quick")
+    longer = plan.with_budget(quick, 45)
+    cfg, own = longer.settings("rounds"), quick.settings("rounds")
+    assert cfg.budget_min == 45 and own.budget_min == 15
+    assert cfg.max_rounds > own.max_rounds  # the budget decides, not quick's maximum of 6
+    assert (cfg.target, cfg.headline) == (own.target, own.headline)
+    assert method_hash(longer.data, {}) == method_hash(quick.data, {})
+    with pytest.raises(LabError, match="more than 0"):
+        plan.with_budget(quick, 0)
+    planned_only = plan.validate({**quick.data, "rounds": {**quick.data["rounds"], "target": 0.0}}, "p.toml")
+    with pytest.raises(LabError, match="settles none"):
+        plan.with_budget(planned_only, 45)
