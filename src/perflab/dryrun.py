@@ -15,6 +15,7 @@ and asks before a run estimated above a limit (`--max-hours`, PERFLAB_MAX_HOURS,
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -147,16 +148,35 @@ def estimate(plan: Plan, targets: list[Target], store: Store, method: str,
         budget = plan.settings("rounds").budget_min * 60
         if budget > 0:  # no round starts that would end the run after the budget (counted after the builds)
             cost.upper_s = max(cost.total_s, min(cost.upper_s, sum(b.seconds for b in builds) + budget))
-    cost.settling = settling_lines(plan, targets, store, method, _headline_round_fits(plan, targets, cost, round_parts))
+    added_rounds = _headline_rounds(plan, targets, cost, round_parts)
+    cfg = plan.settings("rounds")
+    fits = added_rounds.fits(cfg.budget_min, cfg.max_rounds) if added_rounds and cfg.budget_min > 0 else None
+    cost.settling = settling_lines(plan, targets, store, method, fits, added_rounds)
     return cost
 
 
-def _headline_round_fits(plan: Plan, targets: list[Target], cost: Cost, round_parts: list[Part]) -> int | None:
-    """How many rounds in all the run can reach within its budget and max_rounds: the planned ones,
-    then rounds of the headline app/modes alone, each costing their share of a planned round (by the
-    plan's launch estimates). None without a budget."""
-    cfg = plan.settings("rounds")
-    if cfg.budget_min <= 0 or not round_parts:
+@dataclass
+class HeadlineRounds:
+    """What rounds of the headline app/modes alone cost after a run's planned rounds, here."""
+    planned: int
+    before_s: float     # from the run's first step (after the builds) to the end of its planned rounds
+    per_round_s: float  # one added round of the headline app/modes
+
+    def fits(self, budget_min: float, max_rounds: int) -> int:
+        """How many rounds in all a run reaches within this budget and max_rounds."""
+        left = budget_min * 60 - self.before_s
+        extra = int(max(0.0, left) // self.per_round_s) if self.per_round_s > 0 else 0
+        return min(max_rounds, self.planned + extra)
+
+    def budget_for(self, rounds_in_all: int) -> int:
+        """The whole minutes of budget within which a run reaches this many rounds."""
+        return math.ceil((self.before_s + max(0, rounds_in_all - self.planned) * self.per_round_s) / 60)
+
+
+def _headline_rounds(plan: Plan, targets: list[Target], cost: Cost, round_parts: list[Part]) -> HeadlineRounds | None:
+    """The planned rounds, then rounds of the headline app/modes alone, each costing their share of
+    a planned round (by the plan's launch estimates). None when the plan has no rounds."""
+    if not round_parts:
         return None
     able = [t for t in targets if not t.unavailable]
     chasing = schedule.chasing_labels(plan, targets)
@@ -164,17 +184,16 @@ def _headline_round_fits(plan: Plan, targets: list[Target], cost: Cost, round_pa
     whole = sum(share.values())
     per_round = sum(p.seconds for p in round_parts) / len(round_parts)
     per_headline = per_round * (sum(v for k, v in share.items() if k in chasing) / whole if whole else 1.0)
-    left = sum(b.seconds for b in cost.builds) + cfg.budget_min * 60 - cost.total_s
-    extra = int(max(0.0, left) // per_headline) if per_headline > 0 else 0
-    return min(cfg.max_rounds, cost.rounds + extra)
+    return HeadlineRounds(cost.rounds, cost.total_s - sum(b.seconds for b in cost.builds), per_headline)
 
 
 def settling_lines(plan: Plan, targets: list[Target], store: Store, method: str,
-                   fits: int | None = None) -> list[str]:
+                   fits: int | None = None, added_rounds: HeadlineRounds | None = None) -> list[str]:
     """How each headline ratio's rounds are planned: from the spread earlier runs of this plan and
     method on this machine measured (pooled, Kalibera and Jones), or, without them, the sequential
     rule with its minimum for the target. `fits`: the rounds the budget and max_rounds allow, so that
-    a ratio this machine's spread cannot settle in them is said to be so before the run."""
+    a ratio this machine's spread cannot settle in them is said to be so before the run, with the
+    --budget that would hold the rounds it needs (from `added_rounds`, what they cost here)."""
     cfg = plan.settings("rounds")
     if cfg.target <= 0 or not cfg.interleave:
         return []
@@ -201,7 +220,10 @@ def settling_lines(plan: Plan, targets: list[Target], store: Store, method: str,
                 f"max_rounds ({cfg.max_rounds})"
             line += (f"; at this spread it may count as settled to +-{cfg.target:.0%} only from {least} rounds, and "
                      f"{why} allows {most}: it will NOT settle here; its estimate is shown with the interval its "
-                     f"rounds give (a plan with more rounds, a wider rounds.target or a quieter machine would settle it)")
+                     f"rounds give (more rounds, a wider rounds.target or a quieter machine would settle it")
+            if added_rounds is not None and least <= rounds.BUDGET_MAX_ROUNDS:
+                line += f"; {least} rounds need about --budget {added_rounds.budget_for(least)} here"
+            line += ")"
         else:
             line += f"; settled from {least} rounds"
         runs = len(known.intervals(p.label)) + 1

@@ -23,7 +23,7 @@ from perflab.isolate import cpu_quota
 from perflab.isolate.topology import online_cpus
 from perflab.placements.settings import PlacementSettings
 from perflab.profiles.settings import ProfileSettings, check as check_profile
-from perflab.rounds import RoundSettings
+from perflab.rounds import BUDGET_MAX_ROUNDS, RoundSettings
 from perflab.settings import Plan, Settings, setting, unit_of, validate as validate_settings
 
 PLANS_DIR = Path(__file__).parent / "plans"
@@ -276,14 +276,10 @@ def describe_settings() -> str:
     return "\n".join(lines)
 
 
-# With --budget the time decides how many rounds are added, not the plan's maximum of rounds.
-BUDGET_MAX_ROUNDS = 100
-
-
 def with_budget(plan_obj: Plan, minutes: float) -> Plan:
     """The plan with a time budget of its own for adding rounds (`--budget MIN`): rounds of the
     unsettled headline ratios are added while one more would end the run within `minutes` of its
-    first step (its max_rounds lifted to BUDGET_MAX_ROUNDS). How many rounds a run buys is not part
+    first step (its max_rounds lifted to rounds.BUDGET_MAX_ROUNDS). How many rounds a run buys is not part
     of its method (store.ROUNDS_NOT_METHOD), so such a run pools and compares with the plan's others."""
     rounds = plan_obj.data.get("rounds") or {}
     if not minutes > 0:

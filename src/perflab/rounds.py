@@ -59,6 +59,10 @@ class RoundSettings(Settings):
                                      "flagged host-slow", "ratio", gt=0)
 
 
+# With a budget of its own (--budget) the time decides how many rounds a run adds, not the plan's max_rounds.
+BUDGET_MAX_ROUNDS = 100
+
+
 def draw_seed() -> int:
     return random.SystemRandom().randrange(1, 2**31)
 

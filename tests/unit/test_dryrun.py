@@ -288,3 +288,22 @@ def test_with_a_budget_of_its_own_a_wide_spread_is_planned_for_instead_of_given_
     assert "will NOT settle here" not in line
     planned = int(line.split("planned at ")[1].split()[0])
     assert planned > quick.settings("rounds").max_rounds
+
+
+def test_the_budget_said_to_hold_the_rounds_a_wide_spread_needs_does_hold_them(store, monkeypatch):
+    quick = plan.load("quick")
+    targets = runner.select_targets(quick)
+    monkeypatch.setattr(run_history, "load_for", lambda *a, **k: _known([[0.30, 0.55, 0.20], [0.05, 0.40, 0.35]]))
+    here = dryrun.HeadlineRounds(planned=2, before_s=17 * 60, per_round_s=270.0)
+    [line] = dryrun.settling_lines(quick, targets, store, "m", here.fits(15, 6), here)
+    assert "will NOT settle here" in line
+    needed = int(line.split("only from ")[1].split()[0])
+    budget = int(line.split("need about --budget ")[1].split()[0])
+    # given that budget the run reaches the rounds, and the dry-run no longer says it cannot settle
+    longer = plan.with_budget(quick, budget)
+    fits = here.fits(budget, longer.settings("rounds").max_rounds)
+    assert fits >= needed
+    [line] = dryrun.settling_lines(longer, targets, store, "m", fits, here)
+    assert "will NOT settle here" not in line
+    # a round's worth less would not reach them
+    assert here.fits(budget - here.per_round_s / 60, longer.settings("rounds").max_rounds) < needed
