@@ -60,3 +60,14 @@ def test_slow_means_more_than_the_threshold_above_the_median():
     assert not host_speed.slow(8.0, 10.0)            # faster is never slow
     assert host_speed.slow(10.3, 10.0, threshold=0.02)
     assert not host_speed.slow(10.3, 10.0, threshold=0.1)
+
+
+def test_a_change_points_sides_are_apart_when_they_do_not_mix_and_their_medians_differ():
+    before = [19.0, 21.5, 22.7]
+    # a step down, then later runs drifting part of the way back: the step stands
+    assert host_speed.sides_apart(before, [13.6, 14.2, 12.1, 16.6, 18.3]) == pytest.approx(14.2 / 21.5 - 1)
+    assert host_speed.separated(before, [13.6, 14.2, 12.1, 16.6, 18.3]) == 0.0  # the nearest pair says otherwise
+    assert host_speed.sides_apart(before, [13.6, 14.2, 19.5]) == 0.0  # one run after reaches into the before side
+    assert host_speed.sides_apart(before, [17.5, 18.0, 18.5]) == 0.0  # apart, but medians only 16 % apart
+    assert host_speed.sides_apart(before, [28.0, 30.0]) == pytest.approx(29.0 / 21.5 - 1)
+    assert host_speed.sides_apart([], [13.6]) == 0.0 and host_speed.sides_apart(before, []) == 0.0

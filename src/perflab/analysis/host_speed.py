@@ -48,6 +48,22 @@ def separated(before_ms: list[float], after_ms: list[float], apart: float = APAR
     return 0.0
 
 
+def sides_apart(before_ms: list[float], after_ms: list[float], apart: float = APART) -> float:
+    """How far the runs after a change point lie from the runs before it: the median of the after
+    side's run medians relative to the before side's (> 0 slower), when the sides do not mix (every
+    run after slower, or every one faster, than every run before) and their medians lie more than
+    `apart` apart; else 0. Unlike `separated`, the nearest pair may come close: a host whose cache
+    drifts part of the way back in later runs leaves the step it took standing."""
+    if not before_ms or not after_ms or statistics.median(before_ms) <= 0:
+        return 0.0
+    change = statistics.median(after_ms) / statistics.median(before_ms) - 1
+    if min(after_ms) > max(before_ms) and change > apart:
+        return change
+    if max(after_ms) < min(before_ms) and change < -apart:
+        return change
+    return 0.0
+
+
 def slow(reading_ms: float, median_ms: float, threshold: float = SLOW_THRESHOLD) -> bool:
     """Whether a reading took more than ``threshold`` longer than the median (the host was slow)."""
     return reading_ms > median_ms * (1 + threshold)

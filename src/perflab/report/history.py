@@ -122,13 +122,14 @@ def series_groups(views: list[results.RunView]) -> dict[tuple[str, str], list[re
 
 
 def host_moved(before: list[dict[str, float]], after: list[dict[str, float]]) -> str:
-    """Whether the host's shared cache moved at a change point: every run's pointer-chase median
-    after it beyond every one before it by host_speed.APART, on a side (why "" if not). Neighbours
-    that contend for a VM host's cache move every memory-bound figure, and no commit did that."""
+    """Whether the host's shared cache moved at a change point: the runs' pointer-chase medians on
+    its two sides do not mix and the sides' medians lie host_speed.APART apart, on a side of the
+    canary (why "" if not). Neighbours that contend for a VM host's cache move every memory-bound
+    figure, and no commit did that."""
     moved = []
     for metric, where in host_speed.CACHE_SIDES:
         b, a = [h[metric] for h in before if metric in h], [h[metric] for h in after if metric in h]
-        if host_speed.separated(b, a):
+        if host_speed.sides_apart(b, a):
             moved.append(f"{where} {statistics.median(b):.1f} -> {statistics.median(a):.1f} ms")
     if not moved:
         return ""
