@@ -80,6 +80,19 @@ def test_a_wide_ratio_is_not_settled_and_says_what_budget_would_settle_it(store)
     assert "97% of a launch's value varies between launches" in text and "about 2 interval(s)" in text
 
 
+def test_the_advice_prices_an_added_round_as_the_headline_pairs_launches_not_a_round_of_every_app(store):
+    view = _run(store, [20_000, 24_000, 17_000], [12_000, 12_500, 11_000])
+    took = {"quarkus/jvm": [90.0, 100.0, 130.0], "spring-boot/jvm": [150.0, 160.0, 140.0],
+            "thorntail/jvm": [400.0] * 3, "go-reference/native": [20.0] * 3}
+    launches = [{"round": n + 1, "place": 1, "label": label, "value": 1.0, "failed": "", "took_s": s}
+                for label, times in took.items() for n, s in enumerate(times)]
+    store.save_rounds(view.id, {**view.rounds, "launches": launches, "round_s": [sum(t[n] for t in took.values())
+                                                                               for n in range(3)]})
+    text = "\n".join(findings.findings(results.load(store, view.id)).lines())
+    # Thorntail's and the Go reference's launches are not in a round added for this pair: 100 s + 150 s
+    assert "a round of quarkus/jvm and spring-boot/jvm takes about 4.2 min here" in text
+
+
 def test_a_tight_ratio_is_settled(store):
     view = _run(store, [20_000, 20_200, 19_900, 20_100], [10_000, 10_050, 9_980, 10_020])
     [ratio] = findings.findings(view).ratios

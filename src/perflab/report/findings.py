@@ -468,10 +468,22 @@ def cache_lines(view: RunView) -> tuple[str, str]:
     return line + "; " + differs, differs
 
 
+def _added_round_s(rec: dict, labels: tuple[str, str]) -> float | None:
+    """What a round of just these two app/modes took in this run (the median of each one's launches,
+    added): the round the lab adds to settle their ratio, not a planned round of every app/mode."""
+    took: dict[str, list[float]] = {}
+    for launch in rec.get("launches") or []:
+        if launch.get("took_s"):
+            took.setdefault(launch["label"], []).append(launch["took_s"])
+    if not all(took.get(label) for label in labels):
+        return None
+    return sum(statistics.median(took[label]) for label in labels)
+
+
 def _advice(view: RunView, ratios: list[RatioFinding]) -> list[str]:
     rec = view.rounds or {}
     seconds = rec.get("round_s") or []
-    per_round = statistics.mean(seconds) if seconds else None
+    done = rec.get("rounds") or len(seconds)
     out = []
     for r in ratios:
         if r.settled or r.interval is None or not r.what.startswith("throughput"):
@@ -481,7 +493,14 @@ def _advice(view: RunView, ratios: list[RatioFinding]) -> list[str]:
             out.append(f"{r.numerator} / {r.denominator} {r.what}: no affordable number of rounds reaches "
                        f"+-{r.target:.0%} at the spread measured")
             continue
-        cost = f" (about {need * per_round / 60:.0f} min of rounds at this run's pace)" if per_round else ""
+        added = _added_round_s(rec, (r.numerator, r.denominator))
+        if added:
+            cost = (f" (about {max(0, need - done) * added / 60:.0f} min more: a round of {r.numerator} and "
+                    f"{r.denominator} takes about {added / 60:.1f} min here; --budget gives a run the time)")
+        elif seconds:
+            cost = f" (about {need * statistics.mean(seconds) / 60:.0f} min of rounds at this run's pace)"
+        else:
+            cost = ""
         out.append(f"to settle {r.numerator} / {r.denominator} {r.what} to +-{r.target:.0%}: about {need} rounds{cost}, from "
                    f"the round-to-round spread measured (sd of the log ratio {r.interval.sd_log:.3f}, planned at its "
                    f"80 % upper limit {ratios_ci.sd_upper(r.interval.sd_log, r.interval.df):.3f}: "
