@@ -145,12 +145,12 @@ def estimate(plan: Plan, targets: list[Target], store: Store, method: str,
     if round_parts and extra:
         per_round = sum(p.seconds for p in round_parts) / len(round_parts)
         cost.upper_s = cost.total_s + max(0, extra - len(added)) * per_round
-        budget = plan.settings("rounds").budget_min * 60
+        budget = settings.budget_min * 60
         if budget > 0:  # no round starts that would end the run after the budget (counted after the builds)
             cost.upper_s = max(cost.total_s, min(cost.upper_s, sum(b.seconds for b in builds) + budget))
     added_rounds = _headline_rounds(plan, targets, cost, round_parts)
-    cfg = plan.settings("rounds")
-    fits = added_rounds.fits(cfg.budget_min, cfg.max_rounds) if added_rounds and cfg.budget_min > 0 else None
+    fits = (added_rounds.fits(settings.budget_min, settings.max_rounds)
+            if added_rounds and settings.budget_min > 0 else None)
     cost.settling = settling_lines(plan, targets, store, method, fits, added_rounds)
     return cost
 
