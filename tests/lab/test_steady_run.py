@@ -159,7 +159,9 @@ def test_a_warmup_point_gives_its_time_to_steady_only_and_the_launch_is_a_warm_s
     warm = {f.metric: f for f in figures if f.scenario == "steady" and f.point == "paced c=2"}
     measured = {f.metric: f for f in figures if f.scenario == "steady" and f.point == "paced c=8"}
     assert set(warm) == {"time_to_steady_ms", "requests_to_steady"}, sorted(warm)
-    assert RAMP_S - 2.5 <= warm["time_to_steady_ms"].value / 1000 <= RAMP_S + 6
+    # the figure is the start of the first window the rule accepts: an interval slowed by a busy
+    # machine just after the ramp moves that start on by up to a window (10 s; 13.2 s once in CI)
+    assert RAMP_S - 2.5 <= warm["time_to_steady_ms"].value / 1000 <= RAMP_S + 10
     assert measured["rps"].extra["steady"] is True and measured["rps"].value > 0
     # the measured point settled after the warm-up point did: its time from launch is later
     assert measured["time_to_steady_ms"].value > warm["time_to_steady_ms"].value
