@@ -223,24 +223,45 @@ class JitWatch:
     read at most every few intervals (a reading costs ~0.2 s of the driver's CPU). Throughput can
     look flat for a while with the compiler still taking a large share of a one-CPU quota."""
 
-    def __init__(self, pid: int | None, cfg: JitLimits) -> None:
+    def __init__(self, pid: int | None, cfg: JitLimits, trace: bool = False) -> None:
         self.pid, self.limit, self.every = pid, cfg.max_jit_ms_per_s, max(1, cfg.window // 2)
         self.last = read(pid) if pid else None
         self.last_at = 0
         self.verdict = ""
+        self.tracing = trace and self.readable
+        self.trace: list[dict] = []  # one entry per reading, when tracing
+
+    @property
+    def readable(self) -> bool:
+        return self.pid is not None and self.last is not None and self.last.ok
 
     def still_compiling(self, intervals: int) -> str:
         """"" when the JIT is quiet enough (or cannot be read: not a JVM), else why not."""
-        if self.pid is None or self.last is None or not self.last.ok or self.limit <= 0:
+        if not self.readable or self.limit <= 0:
             return ""
+        self._read(intervals)
+        return self.verdict
+
+    def follow(self, intervals: int, t_s: float) -> None:
+        """With a trace, read every few intervals whatever the throughput does, so the warm-up's
+        JIT and GC work is kept beside its throughput (a reading costs the load side's CPU)."""
+        if self.tracing:
+            self._read(intervals, t_s)
+
+    def _read(self, intervals: int, t_s: float | None = None) -> None:
         if intervals - self.last_at < self.every:
-            return self.verdict
+            return
         now = read(self.pid)
         d = delta(self.last, now)
         self.last, self.last_at = now, intervals
         if d.get("compile_ms") is None or not d.get("interval_ms"):
             self.verdict = ""
-        else:
-            rate = 1000 * d["compile_ms"] / d["interval_ms"]
-            self.verdict = f"JIT still compiling: {rate:,.0f} ms/s" if rate > self.limit else ""
-        return self.verdict
+            return
+        rate = 1000 * d["compile_ms"] / d["interval_ms"]
+        self.verdict = f"JIT still compiling: {rate:,.0f} ms/s" if rate > self.limit else ""
+        if self.tracing:
+            per_s = 1000 / d["interval_ms"]
+            self.trace.append({"t_s": round(t_s, 1) if t_s is not None else None,
+                               "compile_ms_per_s": round(rate, 2), "compilations": d.get("compilations"),
+                               "invalidated": d.get("compile_invalidated"),
+                               "gc_ms_per_s": round(d["gc_ms"] * per_s, 2) if d.get("gc_ms") is not None else None})

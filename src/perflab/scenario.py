@@ -140,6 +140,7 @@ class LaunchResult:
     value: float | None
     intervals: tuple[float, ...] = ()
     before_s: float = 0.0
+    steady: bool = True  # False: measured still warming up, not a steady-state value the ratios may pair
 
 
 @dataclass

@@ -35,7 +35,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
 from perflab import dbstats, jvmstat
 from perflab.analysis import stats
@@ -80,6 +80,11 @@ class SteadySettings(Settings):
                                              "(0: not checked)", "ms/s", ge=0)
     warmup_max_s: float = setting(120.0, "give up waiting for steady state after this (the point is marked)", "s",
                                   gt=0)
+    warmup_min_s: float = setting(0.0, "watch the steady-state rule only after this much warm-up (a fixed "
+                                       "warm-up first, as JMH's; 0: from the first interval)", "s", ge=0)
+    jit_trace: bool = setting(False, "read the JIT's and GC's counters every half window through the warm-up too, "
+                                     "and keep them with the launch (each reading costs the load side about 0.15 s "
+                                     "of CPU: for studying warm-ups, bench/steady_onecpu.py)")
     warmup_cycles: int = setting(0, "before the steady-state rule is watched, this many cycles of load and pause "
                                     "(as the Quarkus team's lab warms up on few cores: the JIT's compiler threads "
                                     "catch up in the pauses; 0: continuous load)", "cycles", ge=0)
@@ -96,6 +101,13 @@ class SteadySettings(Settings):
     startup_figures: bool = setting(False, "each launch also gives the startup scenario's figures as a warm "
                                            "launch (time to first response, RSS after it), when the plan has "
                                            "startup: fewer launches for the same figures")
+
+    @model_validator(mode="after")
+    def _min_below_max(self) -> "SteadySettings":
+        if self.warmup_min_s > self.warmup_max_s:
+            raise ValueError(f"warmup_min_s ({self.warmup_min_s:g}) must not exceed warmup_max_s "
+                             f"({self.warmup_max_s:g})")
+        return self
 
     @field_validator("points")
     @classmethod
@@ -138,6 +150,7 @@ class PointRun:
     measured: list[Interval] = field(default_factory=list)
     steady_at_s: float | None = None   # from the launch to the start of the steady window
     why: str = ""
+    jit_trace: list[dict] = field(default_factory=list)  # the JIT's and GC's work through the warm-up, when traced
     evidence: dict = field(default_factory=dict)  # GC, JIT and SQL over the intervals after the window
 
 
@@ -202,7 +215,7 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
     rule = cfg.rule()
     run = PointRun()
     jvm_pid = jvmstat.jvm_pid(inst)
-    jit = jvmstat.JitWatch(jvm_pid, cfg)
+    jit = jvmstat.JitWatch(jvm_pid, cfg, trace=cfg.jit_trace)
     db = _DbClock(ctx)
     profiling = profile.Window(ctx, inst, launch, label, jvm_pid)  # over the measured intervals, when asked
     profiling.prime()
@@ -235,13 +248,16 @@ def _warm_and_measure(ctx: Context, inst: Instance, p: SteadyPoint, label: str, 
         inst.check_alive()
         iv = _interval(ctx, inst, p, "warmup", db)
         run.warmup.append(iv)
+        jit.follow(len(run.warmup), iv.t_s)
         verdict = judge([i.result.rps for i in run.warmup[watched_from:]], rule)
         compiling = jit.still_compiling(len(run.warmup)) if verdict.steady else ""
         elapsed = time.monotonic() - started
-        why = compiling or verdict.why
+        early = elapsed < cfg.warmup_min_s
+        why = f"fixed warm-up of {cfg.warmup_min_s:g} s" if early else compiling or verdict.why
         ctx.progress.update(f"{_who(ctx)} launch {launch} {label}: warm-up {elapsed:.0f}s, "
                             f"{iv.result.rps:,.0f} req/s ({why})")
-        if verdict.steady and not compiling:
+        run.jit_trace = jit.trace
+        if verdict.steady and not compiling and not early:
             # the level held over the last two windows: steady from the first of them, and both are
             # steady intervals, measured
             window = run.warmup[-2 * rule.window:]
@@ -350,7 +366,9 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
              "load_side": load_why, "held_back": held}
     put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags,  # noqa: E731
                                                  extra=extra)
-    put("rps", rps, "req/s")
+    # the warm-up's trace once per launch, with its throughput, not with every figure
+    ctx.record("rps", rps, "req/s", at=at, repeat=launch, flags=flags,
+               extra={**extra, "jit_trace": run.jit_trace} if run.jit_trace else extra)
     put("latency_p50_ms", _median_of(measured, "50"), "ms")
     put("latency_p99_ms", _median_of(measured, "99"), "ms")
     put("errors", sum(i.result.errors.total for i in measured), "count")
@@ -526,7 +544,8 @@ def launch(ctx: Context, launch: int) -> LaunchResult | None:
             if p is headline:
                 first = run.measured[0] if run.measured else None
                 result = LaunchResult(got, tuple(i.result.rps for i in run.measured),
-                                      first.t_s - first.result.duration_s if first else 0.0)
+                                      first.t_s - first.result.duration_s if first else 0.0,
+                                      steady=run.steady_at_s is not None)
         if cfg.open_loop_fraction > 0 and headline is not None and result is not None and result.value:
             rows += _open_loop(ctx, inst, headline, result.value, launch)
         inst.check_alive()
