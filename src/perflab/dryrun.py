@@ -212,17 +212,21 @@ def settling_lines(plan: Plan, targets: list[Target], store: Store, method: str,
                        f"until +-{cfg.target:.0%}, and it counts as settled from {least} rounds")
             continue
         planned = rounds.planned_from_prior(cfg.target, prior, least, cfg.max_rounds)
+        need = ratios_ci.rounds_needed(prior.sd_log, cfg.target, least=least, df=prior.df, prior_df=prior.df,
+                                       most=rounds.BUDGET_MAX_ROUNDS)
         line = (f"{p.label}: planned at {planned} rounds from {prior.runs} earlier run(s) here (round-to-round "
-                f"sd {prior.sd_log:.3f}, {prior.df} degrees of freedom, pooled into its interval)")
+                f"sd {prior.sd_log:.3f}, {prior.df} degrees of freedom, pooled into its interval while this run's "
+                f"own rounds do not reject it)")
         most = min(cfg.max_rounds, fits) if fits is not None else cfg.max_rounds
-        if least > most:
+        if need is None or need > most:
             why = f"the {cfg.budget_min:g}-minute budget" if fits is not None and fits < cfg.max_rounds else \
                 f"max_rounds ({cfg.max_rounds})"
-            line += (f"; at this spread it may count as settled to +-{cfg.target:.0%} only from {least} rounds, and "
-                     f"{why} allows {most}: it will NOT settle here; its estimate is shown with the interval its "
-                     f"rounds give (more rounds, a wider rounds.target or a quieter machine would settle it")
-            if added_rounds is not None and least <= rounds.BUDGET_MAX_ROUNDS:
-                line += f"; {least} rounds need about --budget {added_rounds.budget_for(least)} here"
+            line += (f"; at this spread it needs about {need or f'more than {rounds.BUDGET_MAX_ROUNDS}'} rounds to "
+                     f"settle to +-{cfg.target:.0%} (and {least} at least), and {why} allows {most}: it will NOT "
+                     f"settle here; its estimate is shown with the interval its rounds give (more rounds, a wider "
+                     f"rounds.target or a quieter machine would settle it")
+            if added_rounds is not None and need is not None:
+                line += f"; {need} rounds need about --budget {added_rounds.budget_for(need)} here"
             line += ")"
         else:
             line += f"; settled from {least} rounds"

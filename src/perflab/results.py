@@ -12,6 +12,8 @@ from typing import Any, Callable
 from perflab.analysis import ratios_ci, stats
 from perflab.store import Figure, Store
 
+NOT_STEADY_FLAG = "not-steady"  # a steady launch measured before it reached steady state (perflab.scenarios.steady)
+
 
 @dataclass
 class Cell:
@@ -43,6 +45,19 @@ class Cell:
 
     def unpairable(self) -> int:
         return len(self.values) - len(self.by_repeat())
+
+    def warming(self) -> set[int]:
+        """The repeats (launches) whose value was measured before the launch reached steady state."""
+        return {r for r, flags in zip(self.repeats, self.value_flags) if NOT_STEADY_FLAG in flags}
+
+    def steady_values(self) -> list[float]:
+        """The values of launches that reached steady state: a launch still warming up measured a
+        warm-up, not a steady state, so it stays out of every steady figure and ratio."""
+        return [v for v, flags in zip(self.values, self.value_flags or [set()] * len(self.values))
+                if NOT_STEADY_FLAG not in flags]
+
+    def warming_values(self) -> list[float]:
+        return [v for v, flags in zip(self.values, self.value_flags) if NOT_STEADY_FLAG in flags]
 
     def to_dict(self) -> dict[str, Any]:
         return {"app": self.app, "mode": self.mode, "scenario": self.scenario, "point": self.point,
@@ -123,6 +138,9 @@ class RunView:
         """The round-to-round spread of earlier runs that the rounds pooled into the interval of the
         headline ratio `label` ("A / B"), as stored with the run (None: no such prior). Every line
         that shows that ratio's interval pools it, so the report gives one interval for one ratio."""
+        final = next((s for s in (self.rounds or {}).get("ratios") or [] if s.get("ratio") == label), None)
+        if final is not None and "prior" in final:  # as the rounds last pooled it (same host state, not rejected)
+            return ratios_ci.Prior(**final["prior"]) if final["prior"] else None
         known = (((self.rounds or {}).get("history") or {}).get("ratios") or {}).get(label) or {}
         return ratios_ci.Prior(**known["prior"]) if known.get("prior") else None
 

@@ -118,4 +118,5 @@ def kept_launches(record: dict | None, done: dict[str, float] | set[str]) -> lis
 
 
 def launch_result(entry: dict) -> LaunchResult:
-    return LaunchResult(entry.get("value"), tuple(entry.get("intervals", ())), entry.get("before_s", 0.0))
+    return LaunchResult(entry.get("value"), tuple(entry.get("intervals", ())), entry.get("before_s", 0.0),
+                        entry.get("steady", True))

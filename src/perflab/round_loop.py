@@ -31,7 +31,8 @@ class Entrant:
 
     target: Target
     state: TargetState
-    values: dict[int, float] = field(default_factory=dict)  # round -> the launch's headline value
+    values: dict[int, float] = field(default_factory=dict)  # round -> the launch's headline value, once steady
+    warming: dict[int, float] = field(default_factory=dict)  # round -> the value of a launch still warming up
     failures: list[str] = field(default_factory=list)
     failed: bool = False  # its first launch failed: it takes no further part
     done: int = 0  # the last round whose launch ran through
@@ -71,6 +72,9 @@ class RoundsLoop:
         order = rounds.orders(seed, labels, cfg.max_rounds + self.planned)
         design = earlier.get("design", "") if earlier else rounds.BALANCED  # a run resumed keeps its own
         known = run_history.load(lab.store, lab.run_id) if cfg.target > 0 else run_history.History()
+        self.known = known
+        # before the first canary reading the host's state is unknown: the rounds are planned from
+        # every earlier run; from then on only runs in this run's state are pooled (_ratio_states)
         self.priors = {p.label: prior for p in self.pairs if (prior := known.prior(p.label)) is not None}
         self.least = {p.label: rounds.least_rounds(cfg.target, self.priors.get(p.label), cfg.min_rounds)
                       for p in self.pairs}
@@ -123,7 +127,10 @@ class RoundsLoop:
 
     def _ratio_states(self) -> list[rounds.RatioState]:
         values = {e.label: e.values for e in self.entrants.values()}
-        return rounds.ratio_states(self.pairs, values, self.cfg.target, self.least, self.priors, self.cfg.min_rounds)
+        host = run_history.medians_of_readings(self.record["launches"])
+        priors = self.priors if not host else {
+            p.label: prior for p in self.pairs if (prior := self.known.prior(p.label, host)) is not None}
+        return rounds.ratio_states(self.pairs, values, self.cfg.target, self.least, priors, self.cfg.min_rounds)
 
     def _round(self, n: int, who: list[str], unsettled: set[str]) -> None:
         """Round n: one launch of each app/mode in `who`, in that order; stored once it ended."""
@@ -170,9 +177,12 @@ class RoundsLoop:
             e.ran[sc.name] += 1
             entry["launched"].append(sc.name)
             if got is not None and got.value:
-                e.values[n] = got.value
+                # a launch still warming up gives the rounds no pair: its round counts as one more
+                # the ratio lacks, so the rounds add another while the budget allows
+                (e.values if got.steady else e.warming)[n] = got.value
                 e.launched.append(got)
-                entry.update(value=got.value, intervals=list(got.intervals), before_s=got.before_s)
+                entry.update(value=got.value, intervals=list(got.intervals), before_s=got.before_s,
+                             steady=got.steady)
         else:
             e.done = n
         if self.use_canary:
@@ -195,7 +205,7 @@ class RoundsLoop:
                          [sc.name for sc in round_scenarios(self.plan, e.target)
                           if takes_part(self.plan, sc, entry["round"], True)])
             if entry["value"]:
-                e.values[entry["round"]] = entry["value"]
+                (e.values if entry.get("steady", True) else e.warming)[entry["round"]] = entry["value"]
                 e.launched.append(resume.launch_result(entry))
             if not entry["failed"]:
                 e.done = entry["round"]

@@ -127,32 +127,25 @@ def _williams(n: int) -> list[list[int]]:
     return square if n % 2 == 0 else square + [row[::-1] for row in square]
 
 
-# The largest round-to-round spread of ln(Quarkus / Spring Boot throughput) measured on a 2-core VM
-# (0.018 to 0.072 in three quick runs): what a run with no history of its own must assume it may have.
-SD_PLAUSIBLE = 0.072
-Z_COVER = 1.96      # a +-target interval should cover 95 % of the time even at that spread
-UPPER_PRIOR = 0.90  # the one-sided confidence of a prior's spread taken for the minimum
+# The least rounds before a ratio may count as settled, per target, as perflab.calibration chose
+# them (`python bench/stopping.py --calibrate`): the fewest with which the ratios the rule calls
+# settled hold the truth in at least 90 % of the simulated runs wherever at least 5 % settle, at
+# round-to-round spreads of 0.02 to 0.34, with launches held back now and then, and with a prior
+# from another host state (tests/unit/test_stopping.py checks the choice).
+CALIBRATED_LEAST = {0.05: 5, 0.10: 4}
 
 
-def least_rounds(target: float, prior: ratios_ci.Prior | None = None, floor: int = 0,
-                 pooled: ratios_ci.RatioInterval | None = None) -> int:
-    """The rounds a ratio needs before it may count as settled to +-target. A run that stops at the
-    first narrow interval selects rounds whose spread came out small; the guard is a minimum at
-    which an interval of +-target would cover even if the true spread were as large as plausible:
-    the largest spread measured here without history; with it, the 90 % upper limit of the spread
-    known so far (the prior's, pooled with this run's rounds when `pooled` is given). At least 4
-    rounds without history (3 with: the prior carries the spread, the run checks it). A plan's
-    min_rounds, when set, is the floor."""
+def least_rounds(target: float, prior: ratios_ci.Prior | None = None, floor: int = 0) -> int:
+    """The rounds a ratio needs before it may count as settled to +-target: the calibrated least
+    for the nearest target as tight or tighter (CALIBRATED_LEAST), the same for every ratio, with
+    a prior or without (a prior narrows the interval; it does not make the few rounds that agreed
+    by chance any rarer). A plan's min_rounds, when set, is the floor. `prior` is kept for callers
+    that state what they know; it does not change the least."""
     if target <= 0:
         return max(2, floor)
-    if prior is not None and pooled is not None and pooled.paired and pooled.df > 0:
-        sd = ratios_ci.sd_upper(pooled.sd_log, pooled.df, UPPER_PRIOR)
-    elif prior is not None:
-        sd = ratios_ci.sd_upper(prior.sd_log, prior.df, UPPER_PRIOR)
-    else:
-        sd = SD_PLAUSIBLE
-    need = math.ceil((Z_COVER * sd / math.log1p(target)) ** 2) if math.isfinite(sd) else 1000
-    return max(3 if prior is not None else 4, need, floor)
+    tighter = [t for t in CALIBRATED_LEAST if t <= target + 1e-9]
+    least = CALIBRATED_LEAST[max(tighter)] if tighter else max(CALIBRATED_LEAST.values())
+    return max(least, floor)
 
 
 def planned_from_prior(target: float, prior: ratios_ci.Prior, least: int, most: int) -> int:
@@ -168,7 +161,9 @@ class RatioState:
     pair: Pair
     interval: ratios_ci.RatioInterval | None
     rounds_needed: int | None  # for the plan's target, from the spread measured so far
-    least: int = 2             # the plan's min_rounds
+    least: int = 2             # the rounds it needs before it can count as settled
+    prior: ratios_ci.Prior | None = None  # the prior pooled into its interval (None: none, or rejected)
+    prior_rejected: bool = False          # this run's own spread rejected the prior it had
 
     def settled(self, target: float) -> bool:
         return ratios_ci.settled(self.interval, target, self.least)
@@ -176,26 +171,29 @@ class RatioState:
     def to_dict(self) -> dict[str, Any]:
         return {"ratio": self.pair.label, "numerator": self.pair.numerator, "denominator": self.pair.denominator,
                 "interval": self.interval.to_dict() if self.interval else None, "rounds_needed": self.rounds_needed,
-                "least": self.least}
+                "least": self.least, "prior": self.prior.to_dict() if self.prior else None,
+                "prior_rejected": self.prior_rejected}
 
 
 def ratio_states(pairs: list[Pair], values: dict[str, dict[int, float]], target: float,
                  least: int | dict[str, int] = 2,
                  priors: dict[str, ratios_ci.Prior] | None = None, floor: int = 0) -> list[RatioState]:
     """`least`: the rounds a ratio needs before it can count as settled (per pair label, or one for
-    all); `priors`: each pair's spread known from earlier runs, pooled into its interval; with a
-    prior, the minimum follows the pooled spread as the rounds add to it (least_rounds), never
-    below `floor` (the plan's min_rounds)."""
+    all; never below `floor`, the plan's min_rounds); `priors`: each pair's spread known from
+    earlier runs, pooled into its interval unless this run's own rounds reject it
+    (ratios_ci.prior_rejected): a prior from a quieter host must not narrow a noisy run's interval."""
     out = []
     for pair in pairs:
+        a, b = values.get(pair.numerator, {}), values.get(pair.denominator, {})
         prior = (priors or {}).get(pair.label)
-        ci = ratios_ci.interval(values.get(pair.numerator, {}), values.get(pair.denominator, {}), prior=prior)
-        need_least = least.get(pair.label, 2) if isinstance(least, dict) else least
-        if prior is not None and ci is not None:
-            need_least = least_rounds(target, prior, floor, ci)
+        rejected = prior is not None and ratios_ci.prior_rejected(ratios_ci.interval(a, b), prior)
+        if rejected:
+            prior = None
+        ci = ratios_ci.interval(a, b, prior=prior)
+        need_least = max(least.get(pair.label, 2) if isinstance(least, dict) else least, floor)
         needed = (ratios_ci.rounds_needed(ci.sd_log, target, least=need_least, df=ci.df)
                   if ci is not None and target > 0 else None)
-        out.append(RatioState(pair, ci, needed, need_least))
+        out.append(RatioState(pair, ci, needed, need_least, prior, rejected))
     return out
 
 

@@ -17,7 +17,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from perflab.analysis import ratios_ci
+from perflab.analysis import host_speed, ratios_ci
 from perflab.store import Store
 
 
@@ -37,8 +37,11 @@ class History:
     ratios: dict[str, list[PastRatio]] = field(default_factory=dict)  # by pair label ("A / B")
     hosts: dict[str, dict[str, float]] = field(default_factory=dict)  # run id -> canary metric -> its median
 
-    def prior(self, label: str) -> ratios_ci.Prior | None:
-        return ratios_ci.pool([p.per_round_logs for p in self.ratios.get(label, [])])
+    def prior(self, label: str, host: dict[str, float] | None = None) -> ratios_ci.Prior | None:
+        """The earlier runs' round-to-round spread pooled; with `host` (this run's canary medians so
+        far), only of the runs whose host was in the same state (same_state)."""
+        return ratios_ci.pool([p.per_round_logs for p in self.ratios.get(label, [])
+                               if host is None or same_state(self.hosts.get(p.run_id, {}), host)])
 
     def intervals(self, label: str) -> list[ratios_ci.RatioInterval]:
         return [p.interval for p in self.ratios.get(label, [])]
@@ -54,16 +57,41 @@ def interval_from_dict(d: dict[str, Any]) -> ratios_ci.RatioInterval:
 
 
 def per_round_logs(record: dict, numerator: str, denominator: str) -> list[float]:
-    """ln(A / B) of each round of a stored rounds record where both app/modes gave a value."""
+    """ln(A / B) of each round of a stored rounds record where both app/modes gave a steady value
+    (a launch still warming up paired nothing in its run, so it adds nothing to a prior)."""
     by_label: dict[str, dict[int, float]] = {}
     for entry in record.get("launches") or []:
-        if entry.get("value"):
+        if entry.get("value") and entry.get("steady", True):
             by_label.setdefault(entry["label"], {})[entry["round"]] = float(entry["value"])
     a, b = by_label.get(numerator, {}), by_label.get(denominator, {})
     return [math.log(a[r] / b[r]) for r in sorted(a) if r in b and a[r] > 0 and b[r] > 0]
 
 
 CANARY_METRICS = ("app_cpu_ms", "load_cpu_ms", "app_cache_ms", "load_cache_ms")
+
+# How far two runs' canary medians may lie apart and still be one host state: the integer chain
+# repeats to about 2 % on one host (5 % flags a launch host-slow); the pointer chase, which the
+# host's neighbours move, lay up to 16 % apart within one state and 25-28 % between two
+# (perflab.analysis.host_speed.APART).
+STATE_APART = {"app_cpu_ms": host_speed.SLOW_THRESHOLD, "load_cpu_ms": host_speed.SLOW_THRESHOLD,
+               "app_cache_ms": host_speed.APART, "load_cache_ms": host_speed.APART}
+
+
+def same_state(past: dict[str, float], now: dict[str, float]) -> bool:
+    """Whether an earlier run's host was in the state this run's is in: every canary median both
+    have within STATE_APART of this run's. A run without readings is in no known state."""
+    shared = [m for m in STATE_APART if past.get(m) and now.get(m)]
+    return bool(shared) and all(abs(past[m] / now[m] - 1) <= STATE_APART[m] for m in shared)
+
+
+def medians_of_readings(launches: list[dict]) -> dict[str, float]:
+    """The canary's medians over the readings stored with a run's launches so far (each launch's
+    entry in the rounds' record holds metric -> before/after -> ms)."""
+    readings: dict[str, list[float]] = {}
+    for entry in launches:
+        for metric, at in (entry.get("canary") or {}).items():
+            readings.setdefault(metric, []).extend(v for v in at.values() if v)
+    return {metric: statistics.median(values) for metric, values in readings.items() if values}
 
 
 def host_medians(store: Store, run_id: str) -> dict[str, float]:

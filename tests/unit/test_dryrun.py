@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from perflab import dryrun, plan, round_loop, run_history, runner, schedule
+from perflab import dryrun, plan, round_loop, rounds, run_history, runner, schedule
 from perflab.analysis import ratios_ci
 from perflab.errors import LabError
 from perflab.paths import REPO_ROOT
@@ -259,12 +259,15 @@ def test_a_ratio_this_machines_spread_cannot_settle_within_the_plans_rounds_is_s
     [line] = dryrun.settling_lines(quick, targets, store, "m", fits=4)
     assert "will NOT settle here" in line and "allows 4" in line and "budget" in line
     monkeypatch.setattr(run_history, "load_for", lambda *a, **k: narrow)
-    [line] = dryrun.settling_lines(quick, targets, store, "m", fits=4)
-    assert "NOT" not in line and "settled from 3 rounds" in line
+    least = rounds.least_rounds(quick.settings("rounds").target)
+    [line] = dryrun.settling_lines(quick, targets, store, "m", fits=least)
+    assert "NOT" not in line and f"settled from {least} rounds" in line
     assert "across the 3 runs here" in line  # two earlier runs and this one
+    [line] = dryrun.settling_lines(quick, targets, store, "m", fits=least - 1)
+    assert "will NOT settle here" in line  # the least rounds are more than the budget holds
     monkeypatch.setattr(run_history, "load_for", lambda *a, **k: _known([[0.45, 0.46, 0.44]]))
-    [line] = dryrun.settling_lines(quick, targets, store, "m", fits=4)
-    assert line.endswith("settled from 3 rounds")  # one earlier run: no answer across runs yet
+    [line] = dryrun.settling_lines(quick, targets, store, "m", fits=least)
+    assert line.endswith(f"settled from {least} rounds")  # one earlier run: no answer across runs yet
 
 
 def test_a_plan_with_no_rounds_target_promises_no_added_rounds(store):
@@ -297,7 +300,7 @@ def test_the_budget_said_to_hold_the_rounds_a_wide_spread_needs_does_hold_them(s
     here = dryrun.HeadlineRounds(planned=2, before_s=17 * 60, per_round_s=270.0)
     [line] = dryrun.settling_lines(quick, targets, store, "m", here.fits(15, 6), here)
     assert "will NOT settle here" in line
-    needed = int(line.split("only from ")[1].split()[0])
+    needed = int(line.split("it needs about ")[1].split()[0])
     budget = int(line.split("need about --budget ")[1].split()[0])
     # given that budget the run reaches the rounds, and the dry-run no longer says it cannot settle
     longer = plan.with_budget(quick, budget)

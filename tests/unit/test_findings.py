@@ -151,7 +151,8 @@ def test_compare_shows_the_canaries_and_whether_the_ratios_agree(store):
     host = [x for x in lines if x.startswith("host:")]
     assert host and "slower in B" in host[0] and "beyond 5 %" in host[0]
     [agree] = [x for x in lines if x.startswith("ratio:")]
-    assert agree.endswith("agree (within noise)") and "B / A 1.0" in agree
+    assert "agree (within noise)" in agree and "B / A 1.0" in agree
+    assert "fewer than three runs of this method here" in agree  # the variance between runs is not known
     [differ] = [x for x in compare.header_lines(compare.compare_runs(a, far)) if x.startswith("ratio:")]
     assert "DIFFER" in differ
 
@@ -246,13 +247,18 @@ def test_with_one_earlier_run_the_difference_of_the_two_decides(store):
     assert "AN EARLIER ONE" in warning and "excludes 1" in warning
 
 
-def test_not_steady_launches_get_a_ratio_of_their_own_beside_the_whole(store):
+def test_a_launch_still_warming_up_stays_out_of_the_ratio_and_is_shown_apart(store):
     view = _run(store, [20_000, 20_200, 26_000, 20_100], [10_000, 10_050, 10_000, 10_020])
     store.add_flag(view.id, "quarkus", "jvm", "steady", 3, "not-steady")
-    [ratio] = findings.findings(results.load(store, view.id)).ratios
-    assert ratio.steady_only is not None and ratio.steady_only.n == 3
-    assert ratio.steady_only.estimate < ratio.interval.estimate
-    assert "without the not-steady launches" in ratio.text()
+    found = findings.findings(results.load(store, view.id))
+    [ratio] = found.ratios
+    assert ratio.interval is not None and ratio.interval.n == 3
+    assert ratio.with_warming is not None and ratio.with_warming.n == 4
+    assert ratio.interval.estimate < ratio.with_warming.estimate
+    assert [r for r, _ in ratio.per_round] == [1, 2, 4]
+    assert "rests on 3 of 4 rounds: 1 had a launch still warming up" in ratio.text()
+    quarkus = next(line for line in found.behind if line.startswith("quarkus/jvm"))
+    assert "3 steady launch(es)" in quarkus and "still warming up: 1 launch(es), 26,000 req/s" in quarkus
 
 
 def _with_sql(store: Store, view: results.RunView, metric: str, per_app: dict[str, float]) -> results.RunView:
@@ -383,8 +389,9 @@ def test_when_too_few_launches_were_steady_the_ratio_says_so(store):
     for n in (1, 2):
         store.add_flag(view.id, "spring-boot", "jvm", "steady", n, "not-steady")
     [ratio] = findings.findings(results.load(store, view.id)).ratios
-    assert ratio.steady_only is None and ratio.not_steady == 2
-    assert "2 of its rounds had a launch that never reached steady state" in ratio.text()
+    assert ratio.interval is None and ratio.not_steady == 2 and not ratio.settled
+    assert "fewer than two rounds in which both launches reached steady state" in ratio.text()
+    assert "rests on 0 of 3 rounds" in ratio.text()
 
 
 def test_each_further_request_shape_gets_its_own_ratio_with_both_apps_sql_work_beside_it(store):

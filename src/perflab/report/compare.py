@@ -260,6 +260,14 @@ def host_lines(a: RunView, b: RunView) -> list[str]:
     return out
 
 
+def runs_between(ra: findings.RatioFinding, rb: findings.RatioFinding) -> ratios_ci.BetweenRuns | None:
+    """The between-run spread of one ratio from the runs of the two runs' method on this machine:
+    the runs each knew before it and the two runs themselves (None before three)."""
+    seen: dict[str, ratios_ci.RatioInterval] = dict(ra.earlier) | dict(rb.earlier)
+    runs = list(seen.values()) + [x for x in (ra.interval, rb.interval) if x is not None]
+    return ratios_ci.between_runs(runs)
+
+
 def ratio_lines(a: RunView, b: RunView) -> list[str]:
     """Each headline ratio in both runs with its 95 % interval, and whether the runs differ: judged by
     the 95 % interval of the quotient of the two estimates (ratios_ci.difference), not by whether two
@@ -271,12 +279,17 @@ def ratio_lines(a: RunView, b: RunView) -> list[str]:
         if rb is None or ra.interval is None or rb.interval is None:
             continue
         ia, ib = ra.interval, rb.interval
-        d = ratios_ci.difference(ib, ia)
+        between = runs_between(ra, rb)
+        d = ratios_ci.difference(ib, ia, between_var=2 * between.sd_upper ** 2 if between else 0.0)
         if d is None:
             verdict = "no spread to judge by"
         else:
             verdict = (f"B / A {d.estimate:.3f} [{d.low:.3f}-{d.high:.3f}]: "
                        + ("DIFFER (the interval of the difference excludes 1)" if d.differs else "agree (within noise)"))
+            verdict += (f"; with the variance between runs of this method here ({between.runs} runs: sd at most "
+                        f"{between.sd_upper:.3f}, log) added for each run" if between else
+                        "; fewer than three runs of this method here: the variance between runs is not known and "
+                        "not added (the verdict may call runs different that only the host moved apart)")
         out.append(f"ratio: {ra.numerator} / {ra.denominator} {ra.what}: A {ia.estimate:.2f}x [{ia.low:.2f}-"
                    f"{ia.high:.2f}], B {ib.estimate:.2f}x [{ib.low:.2f}-{ib.high:.2f}]: {verdict}")
     return out

@@ -16,7 +16,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from perflab import headline, rounds, run_history
-from perflab.analysis import host_speed, ratios_ci
+from perflab.analysis import host_speed, ratios_ci, stats
 from perflab.apps.launching import HEAP_OPTIONS
 from perflab.present.charts import Axis, Chart, Point, Series, line_chart
 from perflab.report import frameworks
@@ -38,8 +38,9 @@ class RatioFinding:
     target: float
     per_round: list[tuple[int, float]] = field(default_factory=list)
     least: int = 2            # rounds before a ratio can count as settled (the plan's min_rounds)
-    steady_only: ratios_ci.RatioInterval | None = None  # without the launches marked not-steady, when any were
-    not_steady: int = 0       # rounds with a launch marked not-steady on either side
+    with_warming: ratios_ci.RatioInterval | None = None  # with the launches still warming up, when any were
+    not_steady: int = 0       # rounds with a launch still warming up (marked not-steady) on either side
+    rounds: int = 0           # rounds with a launch of both sides, steady or not
     dropped: int = 0          # launches left out of the pairing: their round was missing or repeated
     earlier: list[tuple[str, ratios_ci.RatioInterval]] = field(default_factory=list)  # earlier runs' intervals
     prior: ratios_ci.Prior | None = None
@@ -60,6 +61,8 @@ class RatioFinding:
         """Settled or not, and what it lacks."""
         ci = self.interval
         if ci is None:
+            if self.not_steady:
+                return "NOT settled (fewer than two rounds in which both launches reached steady state)"
             return "NOT settled (one launch a side)"
         if self.settled:
             return f"settled (within +-{self.target:.0%})"
@@ -70,6 +73,8 @@ class RatioFinding:
     def text(self) -> str:
         name = f"{self.numerator} / {self.denominator} {self.what}"
         if self.interval is None:
+            if self.not_steady:
+                return name + ": " + self.state() + self.warming_text()
             return (f"{name}: {self.a.summary.median / self.b.summary.median:.2f}x from one launch a side: no interval "
                     f"(two launches a side are the least that give one)")
         ci = self.interval
@@ -77,17 +82,25 @@ class RatioFinding:
         if self.prior is not None and ci.paired:
             how += f", spread pooled with {self.prior.runs} earlier run(s)"
         text = f"{name}: {ci.estimate:.2f}x, 95 % interval {ci.low:.2f}-{ci.high:.2f}x ({how}): {self.state()}"
-        if self.steady_only is not None:
-            s = self.steady_only
-            text += (f"; without the not-steady launches {s.estimate:.2f}x [{s.low:.2f}-{s.high:.2f}] "
-                     f"({s.n} {'rounds' if s.paired else 'launches a side'})")
-        elif self.not_steady:
-            text += (f"; {self.not_steady} of its rounds had a launch that never reached steady state: too few "
-                     f"steady launches are left for a ratio without them")
+        text += self.warming_text()
+        if ci.outliers:
+            text += (f"; round(s) {', '.join(map(str, ci.outliers))} left out: their ratio stood apart from the "
+                     f"other rounds' (generalized ESD test at {ratios_ci.OUTLIER_ALPHA:.0%}: a launch held back)")
         if self.dropped:
             text += (f"; not paired by round: {self.dropped} launch value(s) have a round number missing or "
                      f"repeated (Welch on all launches instead)")
         return text + self.bound_text()
+
+    def warming_text(self) -> str:
+        """The rounds left out because a launch in them was still warming up, and the ratio with them."""
+        if not self.not_steady:
+            return ""
+        text = (f"; rests on {self.interval.n if self.interval else 0} of {self.rounds or self.not_steady} rounds: "
+                f"{self.not_steady} had a launch still warming up (never steady within the warm-up's maximum), left "
+                f"out as not a steady-state figure")
+        if (w := self.with_warming) is not None:
+            text += f" (with them {w.estimate:.2f}x [{w.low:.2f}-{w.high:.2f}])"
+        return text
 
     def bound_text(self) -> str:
         """A throughput the load side capped is a lower bound, and so one side of the ratio is."""
@@ -113,27 +126,31 @@ class RatioFinding:
 
     def against_earlier(self) -> str:
         """Whether this run's estimate lies where the earlier runs of its plan, method and machine
-        allow: from three earlier runs, their mean, spread and this run's own error; with fewer,
-        the interval of the difference from each (ratios_ci.difference). Empty when it does."""
+        allow, in one test: from three earlier runs, around their mean with the between-run
+        variance and this run's own error (BetweenRuns.next_run); with one or two, against the
+        earlier runs pooled into one interval (ratios_ci.combined), not against each in turn.
+        Empty when it does."""
         ci = self.interval
         if ci is None or not self.earlier:
             return ""
         name = f"{self.numerator} / {self.denominator} {self.what}"
         before = ratios_ci.between_runs([x for _, x in self.earlier])
         if before is not None:
-            low, high = before.expects(ci.estimate, ci.se_log)
+            low, high = before.next_run(ci.se_log)
             if low <= ci.estimate <= high:
                 return ""
             return (f"THIS RUN DISAGREES WITH THE EARLIER ONES: {name} {ci.estimate:.2f}x lies outside "
                     f"{low:.2f}-{high:.2f}x, where {len(self.earlier)} earlier runs of this plan and method on this "
                     f"machine put the next run's estimate (95 %)")
-        apart = [(run, x, d) for run, x in self.earlier if (d := ratios_ci.difference(ci, x)) is not None and d.differs]
-        if not apart:
+        pooled = ratios_ci.combined([x for _, x in self.earlier])
+        d = ratios_ci.difference(ci, pooled) if pooled is not None else None
+        if d is None or not d.differs:
             return ""
-        run, x, d = apart[0]
-        return (f"THIS RUN DISAGREES WITH AN EARLIER ONE: {name} {ci.estimate:.2f}x against {x.estimate:.2f}x "
-                f"[{x.low:.2f}-{x.high:.2f}] in run {run}: their quotient {d.estimate:.2f} [{d.low:.2f}-{d.high:.2f}] "
-                f"excludes 1" + (f" ({len(apart)} of {len(self.earlier)} earlier runs differ)" if len(apart) > 1 else ""))
+        which = (f"run {self.earlier[0][0]}" if len(self.earlier) == 1 else
+                 f"the {len(self.earlier)} earlier runs pooled ({', '.join(run for run, _ in self.earlier)})")
+        return (f"THIS RUN DISAGREES WITH {'AN EARLIER ONE' if len(self.earlier) == 1 else 'THE EARLIER ONES'}: "
+                f"{name} {ci.estimate:.2f}x against {pooled.estimate:.2f}x [{pooled.low:.2f}-{pooled.high:.2f}] in "
+                f"{which}: their quotient {d.estimate:.2f} [{d.low:.2f}-{d.high:.2f}] excludes 1")
 
     @property
     def across(self) -> ratios_ci.AcrossRuns | None:
@@ -151,8 +168,8 @@ class RatioFinding:
         return (f"{self.numerator} / {self.denominator} {self.what} across the {pooled.runs} runs of this plan and "
                 f"method on this machine (this one and {pooled.runs - 1} before it): {pooled.estimate:.2f}x, 95 % "
                 f"interval {pooled.low:.2f}-{pooled.high:.2f}x (each run one observation: the spread of their "
-                f"estimates holds the between-run variance, sd {pooled.tau_log:.3f} on the log scale beyond the "
-                f"runs' own errors): {state}")
+                f"estimates holds the between-run variance, its sd on the log scale beyond the runs' own errors "
+                f"{self.between.sd_text() if self.between else f'{pooled.tau_log:.3f}'}): {state}")
 
     def history_text(self) -> str:
         """This ratio beside the earlier runs, and the interval to expect of the next run."""
@@ -166,9 +183,10 @@ class RatioFinding:
                 f"plan and method on this machine{which}: {past}")
         between = self.between
         if between is not None:
-            low, high = between.widened(ci)
-            text += (f"; between runs the estimate moves by sd {between.sd_log:.3f} (log) beyond each run's own "
-                     f"error, so expect the next run's estimate within {low:.2f}-{high:.2f}x ({between.runs} runs)")
+            low, high = between.next_run(ci.se_log)
+            text += (f"; between runs the estimate moves by an sd (log) {between.sd_text()} beyond each run's own "
+                     f"error, so expect the next run's estimate within {low:.2f}-{high:.2f}x (around the "
+                     f"{between.runs} runs' mean, with the next run's own error)")
         return text
 
 
@@ -219,7 +237,8 @@ def _least(view: RunView, label: str) -> int:
     record = view.rounds or {}
     final = next((s.get("least") for s in record.get("ratios") or [] if s.get("ratio") == label), None)
     recorded = final or (record.get("least") or {}).get(label)  # as the last round judged it, else at the start
-    return recorded or (view.plan.get("rounds") or {}).get("min_rounds") or 2
+    # every other ratio needs as many rounds as the headline ratios do: settling is one rule
+    return recorded or rounds.least_rounds(_target(view), floor=(view.plan.get("rounds") or {}).get("min_rounds") or 0)
 
 
 def _known(view: RunView, label: str) -> tuple[ratios_ci.Prior | None, list[tuple[str, ratios_ci.RatioInterval]]]:
@@ -244,15 +263,17 @@ def _ratio(view: RunView, what: str, a: Cell, b: Cell, target: float, *, pooled:
     in_rounds = view.in_rounds(a)
     label = f"{a.target} / {b.target}"
     prior, earlier = _known(view, label) if pooled else (None, [])
+    # a launch still warming up is not a steady-state figure: its round stays out of the ratio
+    warming = frozenset(a.warming() | b.warming())
     ra, rb = ({r: v for r, v in c.by_repeat().items() if v > 0} for c in (a, b))
-    per_round = sorted((r, ra[r] / rb[r]) for r in ra if r in rb) if in_rounds else []
-    found = RatioFinding(what, a.target, b.target, a, b, view.interval(a, b, prior), target, per_round,
-                         _least(view, label) if pooled else _least(view, ""),
-                         dropped=a.unpairable() + b.unpairable() if in_rounds else 0, earlier=earlier, prior=prior)
-    bad = {r for c in (a, b) for r, flags in zip(c.repeats, c.value_flags) if "not-steady" in flags}
-    if bad:
-        found.not_steady = len(bad)
-        found.steady_only = view.interval(a, b, prior, without=frozenset(bad))
+    per_round = sorted((r, ra[r] / rb[r]) for r in ra if r in rb and r not in warming) if in_rounds else []
+    found = RatioFinding(what, a.target, b.target, a, b, view.interval(a, b, prior, without=warming), target,
+                         per_round, _least(view, label) if pooled else _least(view, ""),
+                         dropped=a.unpairable() + b.unpairable() if in_rounds else 0, earlier=earlier, prior=prior,
+                         rounds=len([r for r in ra if r in rb]))
+    if warming:
+        found.not_steady = len(warming)
+        found.with_warming = view.interval(a, b, prior)
     return found
 
 
@@ -380,10 +401,18 @@ def _behind(view: RunView, ratios: list[RatioFinding]) -> list[str]:
             if cell.target in seen:
                 continue
             seen.add(cell.target)
-            s = cell.summary
-            flagged = sorted(cell.flags & {"not-steady", "host-slow", "held-back", "driver-bound", "errors"})
-            out.append(f"{cell.target}: {s.median:,.0f} req/s median [{s.min:,.0f}-{s.max:,.0f}], CV {s.cv:.1%}, "
-                       f"{s.n} launches" + (f"; marks: {', '.join(flagged)}" if flagged else ""))
+            flagged = sorted(cell.flags & {"host-slow", "held-back", "driver-bound", "errors"})
+            steady, warming = cell.steady_values(), cell.warming_values()
+            if steady:
+                s = stats.summarize(steady)
+                out.append(f"{cell.target}: {s.median:,.0f} req/s median [{s.min:,.0f}-{s.max:,.0f}], CV {s.cv:.1%}, "
+                           f"{s.n} steady launch(es)")
+            else:
+                out.append(f"{cell.target}: no launch reached steady state")
+            if warming:
+                out[-1] += (f"; still warming up: {len(warming)} launch(es), {statistics.median(warming):,.0f} req/s "
+                            f"median [{min(warming):,.0f}-{max(warming):,.0f}] (not steady-state figures)")
+            out[-1] += f"; marks: {', '.join(flagged)}" if flagged else ""
             if (x := swept.get((cell.target, cell.point))) is not None:
                 out[-1] += (f"; the sweep at this point: {x.sweep.summary.median:,.0f} req/s ({x.apart:+.0%}), one "
                             f"long-lived instance against fresh launches of at most {x.warmup_max_s:.0f} s warm-up")

@@ -140,7 +140,8 @@ def side_by_side(view: RunView) -> SideBySide | None:
     rows = []
     for target in compared(view):
         cells = _cells(view, target, steady)
-        levels = {k: level(c.values) if c is not None else None for k, c in cells.items()}
+        # steady's figures from the launches that reached steady state only (start-up's are all warm launches)
+        levels = {k: level(c.steady_values()) if c is not None else None for k, c in cells.items()}
         if any(levels.values()):
             rows.append(Row(target, cells, levels))
     if len({app_of(r.target) for r in rows if not r.reference}) < 2:
@@ -173,6 +174,11 @@ def note(side: SideBySide) -> str:
              "app CPU per request is measured at that closed-loop point, where each app serves as much as its one CPU "
              "allows: at equal offered rates it is the efficiency scenario's figure",
              "the ratios, paired by round, are in the findings"]
+    warming = [f"{r.target} {n}" for r in side.rows if (c := r.cells.get("rps")) is not None
+               and (n := len(c.warming_values()))]
+    if warming:
+        parts.append("steady's figures leave out the launches still warming up (never steady within the warm-up's "
+                     f"maximum): {', '.join(warming)} launch(es)")
     if any(r.reference for r in side.rows):
         parts.append(f"{REFERENCE} is the reference beside the frameworks, not one of them")
     if side.unpublished:
