@@ -42,9 +42,9 @@ class RoundSettings(Settings):
                         ge=0)
     target: float = setting(0.05, "add rounds until every headline ratio's 95 % interval is within +- this of it "
                                   "(0: the plan's launches only)", "ratio", ge=0, lt=1)
-    min_rounds: int = setting(0, "a headline ratio counts as settled only from this many paired rounds (0: from the "
-                                 "target and what this machine knows, see least_rounds): with too few, stopping at the "
-                                 "first narrow interval keeps rounds that agreed by chance", "rounds", ge=0)
+    min_rounds: int = setting(0, "a ratio counts as settled only from this many paired rounds (0: the least the "
+                                 "simulation calibrated for the target, see least_rounds): with too few, stopping at "
+                                 "the first narrow interval keeps rounds that agreed by chance", "rounds", ge=0)
     max_rounds: int = setting(10, "at most this many rounds in all (the plan's launches count)", "rounds", ge=1)
     budget_min: float = setting(0.0, "add no round that would end the run later than this many minutes after its "
                                      "first step (after the builds; 0: no budget)", "min", ge=0)
