@@ -151,7 +151,8 @@ def test_the_reading_says_how_much_of_the_blogs_lead_each_variant_keeps():
         cells.append(_cell(f"{app}-quarkus", mode, "kt2020load", "POST cold", "rps", [quarkus_rps]))
     cells.append(_cell("spring-boot", "jvm", "kt2020load", "POST cold", "rps", [500]))
     cells.append(_cell("quarkus", "jvm", "kt2020load", "POST cold", "rps", [1000]))
-    (line,) = report.remarks(_view(cells))
+    line, *stated = report.remarks(_view(cells))
+    assert stated and all(x.startswith('KT-2020 "') for x in stated)  # its worded conclusions follow
     # the blog: 1623 / 644 = 2.52x; fixed 1.5x keeps (1.5 - 1) / (2.52 - 1) = 33 % of that lead
     assert line.startswith("Spring Boot / Quarkus, POST cold: blog 2.52x, as published 2.00x, fixed 1.50x, "
                            "contract app 0.50x")

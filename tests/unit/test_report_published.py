@@ -696,3 +696,99 @@ def test_kt2020s_wrk_totals_are_its_texts_and_agree_with_its_rates(run, study_te
         seconds = _kt_units(duration)
         assert requests / seconds == pytest.approx(rps, rel=2e-3), (run, label)
         assert _kt_units(transfer) * seconds == pytest.approx(_kt_units(read), rel=0.015), (run, label)
+
+
+# --- the last errata: each read in its study's text -------------------------------------------
+
+def _contradiction(key: str):
+    return next(c for c in published.CONTRADICTIONS if c.key == key)
+
+
+def test_lab_2020s_appendix_heads_the_code_of_labs_1_1_to_1_3_all_as_lab_1_1(study_text):
+    import re
+
+    text = study_text("LAB-2020")
+    appendix = text[text.index("\nAppendix\n"):]
+    headings = re.findall(r"^Code and configuration for Lab (\S+)$", appendix, flags=re.M)
+    assert headings[:3] == ["1.1", "1.1", "1.1"] and "1.2" not in headings and "1.3" not in headings
+    # what follows the second and third heading names the lab each is, as the finding says
+    sections = appendix.split("Code and configuration for Lab 1.1")[1:4]
+    finding = _contradiction("lab2020-appendix-headings").finding()
+    for section, opening in zip(sections[1:], ("Lab 1.2 uses the same code as Lab 1.1", "The code in Lab 1.3 is the same")):
+        assert section.strip().startswith(opening) and f'"{opening}"' in finding
+    for lab in ("1.2", "1.3"):  # the labs point to headings the appendix does not have
+        assert f"Appendix: Code and configuration for Lab {lab}" in text
+
+
+def test_lab_1_2bs_chart_is_captioned_10_instances_under_counts_that_are_not_10(study_text):
+    text = study_text("LAB-2020")
+    section = text[text.index("SCENARIO 1.2B"):text.index("SCENARIO 1.2B – DEPLOYMENT DENSITY CONTINUED")]
+    table = section[section.index("Number of pods that can be started with 2 GB\n"):]
+    caption = table.index("Memory usage for 10 instances")
+    counts = [int(n) for n in _numbers(table[:caption])[1::2]]  # each row: its pods, then its MB
+    c = published.claim("lab2020-pods-2gb")
+    assert counts == [c.value(x) for x in ("A", "Q-JVM", "Q-native")] and 10 not in counts
+    assert all(f"{n:g}" in _contradiction("lab2020-1.2B-caption").finding() for n in counts)
+
+
+def test_lab_3_2s_appendix_puts_a_link_where_framework_a_stood(study_text):
+    text = _flat(study_text("LAB-2020"))
+    appendix = text[text.index("Code and configuration for Lab 3.2"):]
+    deducted = appendix[appendix.index("deducted from the values for"):]
+    listed = deducted[len("deducted from the values for"):deducted.index(", Quarkus JVM, and Quarkus Native")].strip()
+    assert listed.startswith("<http") and "Framework A" not in deducted[:200]
+    assert "link" in _contradiction("lab2020-3.2-link").wordings[0] and "http" not in " ".join(
+        _contradiction("lab2020-3.2-link").wordings)  # the report holds no addresses
+    # lab 3.2's own table names Framework A first among the three differences
+    results = text[text.index("SCENARIO 3.2"):]
+    assert results.index("Framework A") < results.index("Quarkus JVM") < results.index("Quarkus Native")
+
+
+def test_rt2019s_38_4_and_20_9_percent_are_table_1_on_two_bases(study_text):
+    from perflab.present.published import curves
+
+    text = _flat(study_text("RT-2019"))
+    summary = text[:text.index("What does Quarkus give you?")]
+    assert "up to an 38.4% increase in maximum throughput" in summary and "for a single process" in summary
+    assert "to service 20.9% more requests" in text
+    native, thorntail = (curves.rt2019_column("rps", x) for x in ("Q-native", "Thorntail"))
+    at_40 = native[40] / thorntail[40] - 1
+    peaks = max(native.values()) / max(thorntail.values()) - 1
+    assert round(at_40 * 100, 1) == 38.4 and round(peaks * 100, 1) == 20.9
+    assert max(thorntail, key=thorntail.get) != 40  # Thorntail peaks below 40 connections: the bases differ
+    finding = _contradiction("rt2019-throughput-bases").finding()
+    assert "+38.4 %" in finding and "+20.9 %" in finding and "c=25" in finding
+
+
+def test_lab_2020s_native_needs_no_warm_up_as_its_appendix_says(study_text):
+    text = _flat(study_text("LAB-2020"))
+    s = next(x for x in methods.METHODS["LAB-2020"] if x.key == "sweep.native_warmup")
+    said = text[text.index(_flat(s.passage[0])):]
+    assert said.index("this is not needed for quarkus-native") < said.index(".", said.index("quarkus-native"))
+    plan = plans.load("lab2020").data
+    assert not s.follows(methods.plan_value(plan, s.key))  # every app is warmed up here, native included
+    assert "30 s for every app and mode" == methods.plan_value(plan, s.key)
+    assert "sweep.native_warmup" in methods.declared_keys(plan["reductions"])
+
+
+def test_kt2020s_method_as_the_lab_reads_it_says_what_its_text_says(study_text):
+    text = _flat(study_text("KT-2020"))
+    runs = text[text.index("#### Testing performance"):text.index("#### Quarkus on JVM")]
+    assert "duration of 10 seconds" in runs
+    assert not any(w in runs.lower() for w in ("cold", "fresh", "restart"))  # the app's state is not given
+    assert "#### Spring Boot long run test (warming up JVM)" in study_text("KT-2020")
+    settings = {s.key: s for s in methods.METHODS["KT-2020"]}
+    for key, quoted in (("kt2020load.run_s", "duration of 10 seconds"), ("kt2020load.long_s", "(warming up JVM)")):
+        assert quoted in settings[key].said and "the lab" in settings[key].said and quoted in text
+    for c in (published.claim("kt2020-get"), published.claim("kt2020-soak-post")):
+        assert "the lab's reading" in c.method
+
+
+def test_kt2020s_paths_are_the_blogs(study_text):
+    text = study_text("KT-2020")
+    assert text.count("GET '/api/{data}'") == 4 and text.count("POST '/api/'") == 4
+    for c in published.CLAIMS:
+        if c.study == "KT-2020":
+            assert "/data/{key}" not in c.what and "POST /data" not in c.what, c.key
+    get = published.claim("kt2020-get-write")
+    assert get.what.startswith("GET /api/{data}") and "GET /data/{key}" in get.note  # the lab's own path, said

@@ -3,9 +3,10 @@
 - memory launches: a fresh launch, a quiet pause (memory at rest), then wrk -t2 -c10 on the GET
   path for memory_load_s (the blog's 1-minute load): peak RSS and peak cgroup memory;
 - throughput launches: the GET run on a freshly started app with no warm-up, and the POST run on
-  another freshly started one (the blog's figures: "cold"); on the GET launch, then a warm-up of
-  both and the two runs again ("warm", our addition, shown apart), and on the last one the long GET
-  and POST runs on that warmed app. Each measured run records which launch served it and how long
+  another freshly started one ("cold": the lab's reading of the blog's 10-s runs, whose app state
+  the blog does not give); on the GET launch, then a warm-up of both and the two runs again
+  ("warm", our addition, shown apart), and on the last one the long GET and POST runs on that
+  warmed app. Each measured run records which launch served it and how long
   that launch had been up (app_age_s).
 
 The request paths follow the app's API: KT-2020's own (GET /api/SlimShady, POST /api) or the
@@ -137,8 +138,9 @@ def _measured(ctx: Context, inst: Instance, method: str, seconds: int, at_point:
 
 
 def _throughput_launches(ctx: Context, r: int, last: bool) -> None:
-    """The blog ran GET and POST each on a freshly started app: the cold POST run gets a launch of
-    its own. The GET launch then goes on to the warm-up, the warm runs and (last) the long runs."""
+    """The lab reads the blog's GET and POST as each run on a freshly started app: the cold POST run
+    gets a launch of its own. The GET launch then goes on to the warm-up, the warm runs and (last)
+    the long runs."""
     cfg: Kt2020LoadSettings = ctx.settings
     inst = _launch(ctx, f"kt-get{r}")
     try:

@@ -1,7 +1,8 @@
 """The three studies as data: their published figures (claims), RT-2019's full tables (curves),
 the figures its sentences print (attributes) and 2048 MB table (projection), where they contradict themselves
 and what could not be transcribed (conflicts), what they state in words (worded), and the settings each one
-used (methods); LAB-2020's developer-loop claims and the verdict a run gives each (devloop_claims)."""
+used (methods); LAB-2020's developer-loop claims and the verdict a run gives each (devloop_claims), and
+RT-2019's and KT-2020's worded conclusions judged the same way (stated_claims)."""
 
 from perflab.present.published import attributes, curves, projection, worded
 from perflab.present.published.claims import (CLAIMS, COST_STUDY, PUBLISHED_SAVINGS, RT2019_BUDGET_MB, STUDIES, TARGETS,

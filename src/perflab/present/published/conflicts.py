@@ -152,6 +152,29 @@ def _native_1_1() -> str:
             f"the lab's \"~89%\" is its own figures', the summary's \"~90%\" rounds further")
 
 
+def _two_throughput_bases() -> str:
+    """RT-2019's two gains of native over Thorntail: at 40 connections, and peak against peak."""
+    native, thorntail = rt2019_column("rps", "Q-native")[40], rt2019_column("rps", "Thorntail")[40]
+    (n_at, n_peak), (t_at, t_peak) = peak("rps", "Q-native"), peak("rps", "Thorntail")
+    return (f"both follow from Table 1 on different bases: at 40 connections {native:,.0f} / {thorntail:,.0f} = "
+            f"+{_pct(native / thorntail - 1)} (a single process at the same load); each one's maximum over the "
+            f"table gives +{_pct(n_peak / t_peak - 1)} (native's {n_peak:,.0f} at c={n_at} against Thorntail's "
+            f"{t_peak:,.0f} at c={t_at}, the per-process figures of the 2048 MB table)")
+
+
+def _pods_caption() -> str:
+    c = claim("lab2020-pods-2gb")
+    counts = ", ".join(f"{label} {c.value(label):g}" for label in LAB20_1_3_LABELS)
+    return (f"the table above the caption counts {counts} pods, none of them 10; the caption repeats lab 1.2A's, "
+            f"whose table is the memory of 10 pods of each app")
+
+
+def _coldstart_link() -> str:
+    c = claim("lab2020-coldstart")
+    return (f"lab 3.2's table prints the differences for Framework A ({c.value('A') / 1000:.3f} s), Quarkus JVM and "
+            f"Quarkus Native: the first of the three values the Go median is deducted from is Framework A's")
+
+
 def _attr_pct(name: str) -> str:
     return f"{attributes.printed(name):g} %"
 
@@ -236,6 +259,29 @@ CONTRADICTIONS: list[Contradiction] = [
     Contradiction("lab2020-1.2B-pods", "LAB-2020", "lab 1.2B pods of Quarkus JVM against A",
                   ('"~1.5x more pods"', '"roughly 1.25 times as many"'), _pods_ratio,
                   "the counts 18 and 12 (1.5x)", "lab2020-pods-2gb"),
+    Contradiction("rt2019-throughput-bases", "RT-2019", "native's throughput gain over Thorntail",
+                  (_words("quarkusNativeMaxThroughputIncrease",
+                          'summary: "up to an {:g}% increase in maximum throughput"'),
+                   _words("quarkusNativeThroughputCompareThorntail", 'memory section: "to service {:g}% more requests"')),
+                  _two_throughput_bases, "Table 1's 40-connection row (rt2019-rps-40); each one's maximum in the "
+                  "2048 MB projection", "rt2019-rps-40"),
+    Contradiction("lab2020-appendix-headings", "LAB-2020", "the appendix's headings of labs 1.1 to 1.3",
+                  ('labs 1.2 and 1.3 point to "Appendix: Code and configuration for Lab 1.2" and "Appendix: Code and '
+                   'configuration for Lab 1.3"',
+                   'the appendix heads all three sections "Code and configuration for Lab 1.1"'),
+                  lambda: ("no figure settles it: the second section opens \"Lab 1.2 uses the same code as Lab 1.1\" "
+                           "and the third \"The code in Lab 1.3 is the same\", so each section's first sentence names "
+                           "its lab"),
+                  "the sections read by their first sentences: lab 1.1's 1 core / 500 MB from the first, lab 1.3's "
+                  "GET /api from the third", "lab2020-rss-first"),
+    Contradiction("lab2020-1.2B-caption", "LAB-2020", "the caption of lab 1.2B's chart",
+                  ('"Number of pods that can be started with 2 GB"', 'its caption: "Memory usage for 10 instances"'),
+                  _pods_caption, "the table's counts (12, 18 and 98 pods)", "lab2020-pods-2gb"),
+    Contradiction("lab2020-3.2-link", "LAB-2020", "what lab 3.2 deducts the Go median from",
+                  ('appendix: "This value was then deducted from the values for" a link to the HTTP client\'s site, '
+                   '"Quarkus JVM, and Quarkus Native"', 'the script deploys "all four applications"'),
+                  _coldstart_link, "Framework A's time minus the Go reference's, as lab 3.2's table prints it",
+                  "lab2020-coldstart"),
     Contradiction("kt2020-post-script", "KT-2020", "the script of Quarkus JVM's POST run",
                   ('Quarkus on JVM, POST: "perfPostObjQuarkusNative.sh"',
                    'its wrk output loads "quarkus-vs-spring-app-quarkus-jvm:8080/api/"'),
