@@ -22,7 +22,8 @@ AT = {"path": "/fruits", "connections": 4, "method": "GET"}
 
 def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[float] | None = None,
          rounds_record: bool = True, min_rounds: int | None = None, limits: dict | None = None,
-         flags: dict[str, list[str]] | None = None, chase: list[float] | None = None) -> results.RunView:
+         flags: dict[str, list[str]] | None = None, chase: list[float] | None = None,
+         steal: list[float] | None = None) -> results.RunView:
     env = dict(ENV)
     record = None
     if rounds_record:
@@ -43,6 +44,11 @@ def _run(store: Store, quarkus: list[float], spring: list[float], canary: list[f
     for n, v in enumerate(canary or [], 1):
         store.add_figure(run, "quarkus", "jvm", "canary", "app_cpu_ms", v, "ms", point="before", repeat=n)
     _chase(store, run, chase)
+    for n, v in enumerate(steal or [], 1):  # the contention probe of quarkus's launches
+        for metric, value, unit in (("steal_pct", v, "%"), ("runqueue_wait_ms_per_s", 900.0, "ms/s"),
+                                    ("runqueue_wait_pct", 45.0, "%")):
+            store.add_figure(run, "quarkus", "jvm", "steady", metric, value, unit, point="fruits c=4", params=AT,
+                             repeat=n, flags=["contended"] if v > 2 else [])
     store.finish_run(run, "complete")
     return results.load(store, run)
 
@@ -479,3 +485,18 @@ def test_compare_says_when_the_shared_cache_differed_beyond_its_own_noise(store)
     assert len(moved) == 2 and all("faster in B" in x and "contended for its cache differently" in x for x in moved)
     same = [x for x in compare.header_lines(compare.compare_runs(a, c)) if "pointer chase" in x]
     assert len(same) == 2 and all("not beyond the chase's own noise" in x for x in same)
+
+
+def test_the_steal_over_the_launches_windows_is_shown_beside_the_host_speed(store):
+    view = _run(store, [20_000, 21_000, 19_500], [12_000, 12_300, 11_800], canary=[20.0, 20.1, 19.9],
+                steal=[0.1, 3.5, 0.3])
+    notes = findings.findings(view).notes()
+    at = next(i for i, x in enumerate(notes) if x.startswith("host speed"))
+    line = notes[at + 1]
+    assert line.startswith("contention") and "median 0.30 %, at most 3.50 %" in line
+    assert "1 above 2 %" in line and "flagged contended" in line and "900 ms/s (45 % of their time)" in line
+    calm = _run(store, [20_000, 21_000], [12_000, 12_300], steal=[0.0, 0.1])
+    assert "flagged contended" not in findings.findings(calm).contention
+    assert findings.findings(_run(store, [20_000, 21_000], [12_000, 12_300])).contention == ""
+    [both] = [x for x in compare.header_lines(compare.compare_runs(view, calm)) if "steal" in x]
+    assert "A median 0.30 %" in both and "1 window(s) above 2 %" in both and "0 above" in both

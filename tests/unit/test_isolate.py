@@ -79,9 +79,10 @@ def test_v2_limits_are_written_to_the_v2_files(fake_v2, run_id):
     (role_dir / "memory.current").write_text("12345\n")
     (role_dir / "memory.peak").write_text("23456\n")
     (role_dir / "memory.events").write_text("low 0\nhigh 0\nmax 7\noom 2\noom_kill 2\n")
-    (role_dir / "cpu.stat").write_text("usage_usec 1500000\nuser_usec 1000000\n")
+    (role_dir / "cpu.stat").write_text("usage_usec 1500000\nuser_usec 1000000\nnr_throttled 3\nthrottled_usec 250000\n")
     assert group.memory_current() == 12345 and group.memory_peak() == 23456
     assert group.oom_kills() == 2 and group.cpu_usage_s() == 1.5
+    assert group.cpu_throttled_s() == 0.25  # the quota's throttling, beside the run-queue wait
     (role_dir / "memory.stat").write_text("anon 9000\nfile 3000\nactive_file 1000\ninactive_file 2000\n")
     assert group.memory_inactive_file() == 2000  # what docker stats leaves out of memory.current
 

@@ -161,3 +161,10 @@ def test_a_figure_from_launches_held_back_from_outside_says_so_beside_its_verdic
     rps = _line(_block(steady.stability(view), "thorntail/jvm"), "req/s")
     assert rps.startswith("req/s 12,050: CV 0.6% over 2 launches, steady in 2 of 2: ok; also intervals in which the "
                           "app used well under its usual CPU share, held back from outside it")
+
+
+def test_a_figure_from_launches_whose_cpu_was_stolen_from_says_so_beside_its_verdict(store):
+    view = _run(store, {"thorntail/jvm": [(12_000.0, _at(70), 38), (12_100.0, _at(72), 38)]},
+                flags={("thorntail/jvm", 1): ["contended"]})
+    rps = _line(_block(steady.stability(view), "thorntail/jvm"), "req/s")
+    assert "the hypervisor stole time from" in rps and "held back" not in rps

@@ -268,6 +268,14 @@ class Cgroup:
         nsec = _read_int(self._file("cpuacct", "", "cpuacct.usage"))
         return None if nsec is None else nsec / 1e9
 
+    def cpu_throttled_s(self) -> float | None:
+        """Time the group's CPU quota held it off its CPUs (CFS bandwidth throttling), cumulative."""
+        if self.mode == "v2":
+            usec = _read_keyed(self._file("cpu", "cpu.stat", ""), "throttled_usec")
+            return None if usec is None else usec / 1e6
+        nsec = _read_keyed(self._file("cpu", "", "cpu.stat"), "throttled_time")
+        return None if nsec is None else nsec / 1e9
+
     def _file(self, controller: str, v2_name: str, v1_name: str) -> Path | None:
         directory = self._dir_of.get(controller)
         if directory is None or self.mode not in ("v1", "v2"):

@@ -34,6 +34,8 @@ FLAG_HELP = {
     "not-steady": "measured without reaching steady state (the plan's maximum warm-up): see its timeline",
     "held-back": "in some measured intervals the app used well under its usual share of its CPU: something "
                  "outside it (the load side, another process on its CPU, the host) held it back; see its timeline",
+    "contended": "over its measured window the hypervisor stole more than 2 % of the app's CPU's time (steal in "
+                 "/proc/stat): a CPU-bound app loses about that share of its throughput",
     "host-slow": "the host-speed canary ran more than the plan's host_slow above the run's median just before or "
                  "after this launch, on the app's or the load side's CPU: the host itself was slow",
 }
@@ -82,6 +84,8 @@ METRIC_LABELS = {
     "cgroup_rest_mb": "cgroup at rest MB", "measured_intervals": "in-launch intervals",
     "interval_gap_ms": "gap between intervals ms", "interval_gap_max_ms": "largest gap ms",
     "unloaded_pct": "span without load %",
+    "steal_pct": "steal on its CPU %", "runqueue_wait_ms_per_s": "run-queue wait ms/s",
+    "runqueue_wait_pct": "run-queue wait %",
 }
 LOAD_METRICS = ["rps", "latency_mean_ms", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_p99.9_ms",
                 "latency_max_ms", "errors", "rss_peak_mb", "app_cpu_share", "driver_cpu_util"]

@@ -25,18 +25,19 @@ from perflab.analysis import host_speed, ratios_ci, stats
 from perflab.analysis.chance import Chance
 from perflab.errors import LabError
 from perflab.present.tables import cell_order, fmt_value, label
-from perflab.report import findings
+from perflab.report import contention, findings
 from perflab.results import Cell, RunView
 
 BETTER, WORSE, WITHIN_NOISE, TOO_FEW, TOO_FEW_LAUNCHES, HIGHER, LOWER, NOT_JUDGED = (
     "better", "worse", "within noise", "too few repeats", "too few launches", "higher", "lower", "not judged")
 HIGHER_IS_BETTER = {"rps", "rps_per_mb", "instances", "aggregate_rps", "projected_rps", "max_rps_reference"}
-NEUTRAL = {"requests", "offered_rate", "driver_cpu_util", "app_cpu_share", "db_cpu_s"}  # context, not merit
+NEUTRAL = {"requests", "offered_rate", "driver_cpu_util", "app_cpu_share", "db_cpu_s",  # context, not merit
+           "steal_pct", "runqueue_wait_ms_per_s", "runqueue_wait_pct"}
 # the method's own figures: set by the plan's stopping rules, not by the app (jit_compilations is
 # counted over a measurement whose length the precision rule sets)
 METHOD = {"measured_s", "precision_pct", "measured_intervals", "warmup_intervals", "warmup_s", "jit_compilations",
           "interval_gap_ms", "interval_gap_max_ms", "unloaded_pct"}  # the driver's turnaround between intervals
-DOUBT_FLAGS = ("noisy", "driver-bound", "errors", "no-responses", "not-steady", "held-back")
+DOUBT_FLAGS = ("noisy", "driver-bound", "errors", "no-responses", "not-steady", "held-back", "contended")
 LAUNCH_SCENARIOS = {"steady", "startup"}  # each repeat is a fresh launch of the app
 WELCH_MIN_VALUES = 3  # Welch's t-test decides from this many values a side on
 
@@ -257,7 +258,8 @@ def host_lines(a: RunView, b: RunView) -> list[str]:
                       f"{host_speed.APART:.0%} apart needed)"))
     if not out and (a.find("canary") or b.find("canary")):
         out.append("host: only one run has canary readings: the host's speed cannot be compared")
-    return out
+    steal = contention.compare_line(a, b)
+    return out + ([steal] if steal else [])
 
 
 def runs_between(ra: findings.RatioFinding, rb: findings.RatioFinding) -> ratios_ci.BetweenRuns | None:

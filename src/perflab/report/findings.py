@@ -19,7 +19,7 @@ from perflab import headline, rounds, run_history
 from perflab.analysis import host_speed, ratios_ci, stats
 from perflab.apps.launching import HEAP_OPTIONS
 from perflab.present.charts import Axis, Chart, Point, Series, line_chart
-from perflab.report import frameworks
+from perflab.report import contention, frameworks
 from perflab.results import Cell, RunView
 from perflab.scenarios.steady_report import PUBLISHED_GAP, PUBLISHED_GAP_CONDITIONS, against_sweep
 
@@ -204,6 +204,7 @@ class Findings:
     frameworks: list[str] = field(default_factory=list)  # a headline ratio not given; frameworks never published
     cache: str = ""           # the canary's pointer chase, beside the earlier runs'
     host_differs: str = ""    # the host's shared cache beyond every earlier run's: why figures may have moved
+    contention: str = ""      # steal and run-queue wait over the steady launches' measured windows
 
     def warnings(self) -> list[str]:
         """What must be read before the ratios: an estimate the earlier runs do not allow, and then
@@ -213,7 +214,7 @@ class Findings:
 
     def notes(self) -> list[str]:
         across = [t for r in self.ratios if (t := r.history_text())]
-        return [x for x in (*across, self.rounds, *self.levels, self.host, self.cache, *self.advice, self.published,
+        return [x for x in (*across, self.rounds, *self.levels, self.host, self.contention, self.cache, *self.advice, self.published,
                             *self.frameworks) if x]
 
     def lines(self) -> list[str]:
@@ -401,7 +402,7 @@ def _behind(view: RunView, ratios: list[RatioFinding]) -> list[str]:
             if cell.target in seen:
                 continue
             seen.add(cell.target)
-            flagged = sorted(cell.flags & {"host-slow", "held-back", "driver-bound", "errors"})
+            flagged = sorted(cell.flags & {"host-slow", "held-back", "contended", "driver-bound", "errors"})
             steady, warming = cell.steady_values(), cell.warming_values()
             if steady:
                 s = stats.summarize(steady)
@@ -556,7 +557,8 @@ def findings(view: RunView) -> Findings | None:
     cache, differs = cache_lines(view)
     return Findings(_conditions(view, steady), ratios, _behind(view, ratios), _rounds_line(view), host_line(view),
                     _advice(view, ratios), _published(view, ratios), level_lines(view), failures,
-                    frameworks.finding_lines(view, [(r.numerator, r.denominator) for r in ratios]), cache, differs)
+                    frameworks.finding_lines(view, [(r.numerator, r.denominator) for r in ratios]), cache, differs,
+                    contention.findings_line(view))
 
 
 def ratio_chart(found: Findings) -> Chart | None:

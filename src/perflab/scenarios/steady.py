@@ -38,12 +38,13 @@ from dataclasses import dataclass, field
 from pydantic import field_validator, model_validator
 
 from perflab import dbstats, jvmstat
-from perflab.analysis import stats
+from perflab.analysis import contention, stats
 from perflab.analysis.steadystate import Rule, drift, judge, precision
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed
 from perflab.instance import Instance
+from perflab.probes.contention import NOT_LOCAL, Reading, absent, probe_of
 from perflab.present import timeline_charts
 from perflab.profiles import recording as profile
 from perflab.scenario import Context, Estimate, LaunchResult, Phase, Scenario
@@ -142,6 +143,7 @@ class Interval:
     result: LoadResult
     cpu_share: float | None
     db_cpu_s: float | None  # the database's CPU during the interval
+    contention: Reading | None = None  # steal and the app's run-queue time at the interval's end
 
 
 @dataclass
@@ -152,6 +154,7 @@ class PointRun:
     why: str = ""
     jit_trace: list[dict] = field(default_factory=list)  # the JIT's and GC's work through the warm-up, when traced
     evidence: dict = field(default_factory=dict)  # GC, JIT and SQL over the intervals after the window
+    opened: Reading | None = None  # the contention reading before the point's first interval
 
 
 def _evidence_now(ctx: Context, jvm_pid: int | None) -> tuple:
@@ -183,13 +186,20 @@ def _evidence(before: tuple, after: tuple, intervals: list[Interval]) -> dict:
     return out
 
 
-class _DbClock:
-    """The database's CPU, read once per interval boundary: reading it walks the server's process
-    tree in /proc on the driver's CPU, so the end of one interval is the start of the next."""
+class _Boundary:
+    """What is read at every interval boundary. The database's CPU: reading it walks the server's
+    process tree in /proc on the driver's CPU, so the end of one interval is the start of the next.
+    The app's contention (steal, its threads' run-queue time): which interval opens the measured
+    window is known only once the window was judged steady."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, inst: Instance) -> None:
         self.read = ctx.lab.db_cpu_s
         self.last = self.read()
+        self.probe = probe_of(inst)
+        self.opened = self.contention()
+
+    def contention(self) -> Reading:
+        return self.probe.read() if self.probe is not None else absent(NOT_LOCAL)
 
     def lap(self) -> float | None:
         now = self.read()
@@ -198,16 +208,17 @@ class _DbClock:
         return spent
 
 
-def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str, db: _DbClock) -> Interval:
+def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str, db: _Boundary) -> Interval:
     cfg: SteadySettings = ctx.settings
     start_ns = time.monotonic_ns()
     result = ctx.load.closed(inst.load_url + p.path, connections=p.connections,
                              threads=ctx.load.threads_for(p.connections), duration_s=cfg.interval_s)
     end_ns = time.monotonic_ns()
     spent = db.lap()
+    seen = db.contention()
     series = inst.sampler.snapshot()
     cpu = series.cpu_share("cgroup_cpu_s", start_ns, end_ns) or series.cpu_share("cpu_s", start_ns, end_ns)
-    return Interval(phase, (end_ns - inst.spawn_ns) / 1e9, result, cpu, spent)
+    return Interval(phase, (end_ns - inst.spawn_ns) / 1e9, result, cpu, spent, seen)
 
 
 def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int) -> PointRun:
@@ -216,7 +227,8 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
     run = PointRun()
     jvm_pid = jvmstat.jvm_pid(inst)
     jit = jvmstat.JitWatch(jvm_pid, cfg, trace=cfg.jit_trace)
-    db = _DbClock(ctx)
+    db = _Boundary(ctx, inst)
+    run.opened = db.opened
     profiling = profile.Window(ctx, inst, launch, label, jvm_pid)  # over the measured intervals, when asked
     profiling.prime()
     try:
@@ -238,7 +250,7 @@ def _cycles(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: in
 
 
 def _warm_and_measure(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int, run: PointRun,
-                      rule: Rule, jvm_pid: int | None, jit: jvmstat.JitWatch, db: _DbClock,
+                      rule: Rule, jvm_pid: int | None, jit: jvmstat.JitWatch, db: _Boundary,
                       profiling: profile.Window) -> PointRun:
     cfg: SteadySettings = ctx.settings
     started = time.monotonic()
@@ -359,11 +371,14 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     held = held_back(measured)
     if held:
         flags.append("held-back")
+    seen = measured_contention(run)
+    if seen.contended:
+        flags.append(contention.CONTENDED)
     extra = {"launch": launch, "intervals": len(measured), "warmup_intervals": len(run.warmup),
              "interval_s": ctx.settings.interval_s, "steady": steady, "why": run.why,
              "rule": ctx.settings.rule().to_dict(), "precision": None if got is None else round(got.relative, 4),
              "driver": f"{measured[0].result.driver} {measured[0].result.driver_version}" if measured else "",
-             "load_side": load_why, "held_back": held}
+             "load_side": load_why, "held_back": held, "contention": seen.details}
     put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags,  # noqa: E731
                                                  extra=extra)
     # the warm-up's trace once per launch, with its throughput, not with every figure
@@ -388,6 +403,8 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
         put("app_cpu_ms_per_request", 1000 * stats.mean(cpu) * seconds / requests, "ms")
     if db and len(db) == len(measured) and requests:
         put("db_cpu_ms_per_request", 1000 * sum(db) / requests, "ms")
+    for metric, (value, unit) in seen.figures.items():
+        put(metric, value, unit)
     ev = run.evidence
     extra["evidence"] = ev
     for key, metric, unit in (("statements_per_request", "sql_statements_per_request", "count"),
@@ -429,6 +446,16 @@ def held_back(measured: list[Interval]) -> dict:
         return {}
     return {"intervals": len(low), "of": len(measured), "lowest_share": round(min(i.cpu_share for i in low), 3),
             "usual_share": round(usual, 3), "at_s": [round(i.t_s, 1) for i in low]}
+
+
+def measured_contention(run: PointRun) -> contention.Window:
+    """The contention over the measured window: from the reading that ends the interval before its
+    first (the point's opening reading when the window starts the point) to its last interval's."""
+    start = run.warmup[-1].contention if run.warmup else run.opened
+    end = run.measured[-1].contention if run.measured else None
+    if start is None or end is None:
+        return contention.Window(details={"why": "no reading at an end of the measured window"})
+    return contention.window(start, end)
 
 
 def _record_warmup(ctx: Context, at: Point, launch: int, run: PointRun) -> None:

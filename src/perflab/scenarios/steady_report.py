@@ -153,6 +153,8 @@ def launch_states(view: RunView, target: str, point: str) -> list[LaunchState]:
 
 HELD_BACK_NOTE = ("intervals in which the app used well under its usual CPU share, held back from outside it "
                   "(the load side, another process on its CPU, the host): a spread they cause is not the app's")
+CONTENDED_NOTE = ("launches whose CPU the hypervisor stole time from (steal above 2 % of the measured window): "
+                  "a spread they cause is the host's")
 STABLE_CV = 0.05  # launch-to-launch CV the headline throughput of a JVM app should stay within
 HEADLINE = ("rps", "latency_p50_ms", "latency_p99_ms", "time_to_steady_ms")
 
@@ -231,7 +233,7 @@ def _figure_line(cell: Cell, states: list[LaunchState], jvm: bool, precision: Ce
     head = (f"{metric_label(cell.metric)} {fmt_value(s.median)}: CV {s.cv:.1%} over {_launches(s.n)}, "
             f"steady in {len(states) - len(unsteady)} of {len(states)}")
     notes = [what for flag, what in (("driver-bound", "driver-bound intervals"), ("errors", "errors"),
-                                     ("held-back", HELD_BACK_NOTE))
+                                     ("held-back", HELD_BACK_NOTE), ("contended", CONTENDED_NOTE))
              if flag in cell.flags]
     if cell.metric != "rps":  # no target: the launches' state says what the figure describes
         unsettled = f"; not steady in {', '.join(_name(x) for x in unsteady)}" if unsteady else ""
