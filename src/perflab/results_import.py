@@ -132,11 +132,11 @@ def _write_run(store: Store, run: dict[str, Any], written: list[Path]) -> None:
                           profile["path"]))
 
 
-def import_runs(store: Store, runs: list[dict[str, Any]]) -> list[tuple[str, bool]]:
-    """Each run with whether it was written (False: already here with the same content). Refuses
-    the whole file, writing nothing, when a run is here (or twice in it) with other content."""
+def _sorted(store: Store, runs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], bool]]:
+    """Each run with whether it is new here; a LabError naming every run that this store (or the file,
+    twice) holds with other content."""
     seen: dict[str, str] = {}
-    plan: list[tuple[dict[str, Any], bool]] = []
+    out: list[tuple[dict[str, Any], bool]] = []
     conflicts = []
     for run in runs:
         run_id, mine = run["id"], content(run)
@@ -144,16 +144,24 @@ def import_runs(store: Store, runs: list[dict[str, Any]]) -> list[tuple[str, boo
             seen[run_id] = content(run_record(store, run_id))
         if run_id in seen and seen[run_id] != mine:
             conflicts.append(run_id)
-        plan.append((run, run_id not in seen))
+        out.append((run, run_id not in seen))
         seen.setdefault(run_id, mine)
     if conflicts:
         raise LabError(f"run(s) {', '.join(dict.fromkeys(conflicts))} already in {store.path} with other content; "
                        "nothing was imported",
                        fix="compare the two (./perflab results show RUN --json); import into another "
                            "PERFLAB_WORKDIR to keep both")
+    return out
+
+
+def import_runs(store: Store, runs: list[dict[str, Any]]) -> list[tuple[str, bool]]:
+    """Each run with whether it was written (False: already here with the same content). Refuses
+    the whole file, writing nothing, when a run is here (or twice in it) with other content."""
     written: list[Path] = []
+    # compared and written under one write lock: a run stored meanwhile cannot slip between the two
     store.db.execute("BEGIN IMMEDIATE")
     try:
+        plan = _sorted(store, runs)
         for run, new in plan:
             if new:
                 _write_run(store, run, written)
