@@ -246,3 +246,16 @@ def test_an_import_that_fails_half_way_leaves_the_store_and_the_work_directory_a
         _import(target, _export_text(src, ids))
     assert target.runs() == [] and target.db.execute("SELECT COUNT(*) FROM figures").fetchone()[0] == 0
     assert not list((target.path.parent / "runs").rglob("*.json"))
+
+
+def test_the_report_of_an_imported_run_reads_as_the_report_of_the_run_where_it_was_measured(tmp_path, target):
+    from perflab.report import write_report
+    from tests.unit.test_report import make_run
+
+    there = Store(tmp_path / "there" / "results.sqlite")
+    run_id = make_run(there).run_id
+    _import(target, _export_text(there, [run_id]))
+    measured = write_report(there, run_id, tmp_path / "report-there").markdown.read_text()
+    imported = write_report(target, run_id, tmp_path / "report-here").markdown.read_text()
+    there.close()
+    assert "quarkus" in measured and imported == measured
