@@ -260,9 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
     st = sub.add_parser("settings", help="every plan table and key: type, default, unit and meaning (from the scenarios)")
     st.set_defaults(func=_lab("cmd_settings"))
 
-    res = sub.add_parser("results", help="stored runs: list, show one (summary or --json), or prune its profiles")
-    res.add_argument("action", choices=["list", "show", "prune"])
-    res.add_argument("run", nargs="?", help="run id, a unique prefix of it, or 'last'")
+    res = sub.add_parser("results", help="stored runs: list, show one (summary or --json), prune its profiles, "
+                                          "export runs to a file or import them (docs/results-format.md)")
+    res.add_argument("action", choices=["list", "show", "prune", "export", "import"])
+    res.add_argument("run", nargs="*", help="run id, a unique prefix of it, or 'last' (export: one or more; "
+                                            "import: the export's file, '-' for standard input)")
+    res.add_argument("--out", help="export: write to this file (default: standard output)")
     res.add_argument("--json", action="store_true", help="show: the whole run as JSON (figures with their summaries)")
     res.add_argument("--profiles", action="store_true", help="prune: remove the run's profiles (its figures stay)")
     res.set_defaults(func=_lab("cmd_results"))

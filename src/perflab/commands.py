@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 
-from perflab import apps, byo, dryrun, plan, resume, results, runner, version_builds
+from perflab import apps, byo, dryrun, plan, results, results_export, results_import, resume, runner, version_builds
 from perflab.apps.versions import parse_cli
 from perflab.errors import LabError
 from perflab.migrate import open_store
@@ -130,11 +130,17 @@ def cmd_results(args) -> int:
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r["started_at"]))
             _say(f"{r['id']}  {started}  {r['plan_name']:<8} {r['status']:<11} {n:>5} figures  method {r['method_hash']}")
         return 0
-    if not args.run:
-        raise LabError(f"results {args.action} needs a run id (or 'last')", fix="./perflab results list")
-    view = results.load(store, args.run)
+    if args.action == "export":
+        return results_export.cli_export(store, args.run, args.out)
+    if args.action == "import":
+        if len(args.run) != 1:
+            raise LabError("results import reads one file: the export's path, or '-' for standard input")
+        return results_import.cli_import(store, args.run[0])
+    if len(args.run) != 1:
+        raise LabError(f"results {args.action} needs one run id (or 'last')", fix="./perflab results list")
+    view = results.load(store, args.run[0])
     if view is None:
-        raise LabError(f"no run {args.run!r} in {store.path}", fix="./perflab results list")
+        raise LabError(f"no run {args.run[0]!r} in {store.path}", fix="./perflab results list")
     if args.action == "prune":
         return profile_storage.cli_prune(store, view.id, args.profiles)
     _say(json.dumps(view.to_dict(), indent=2, default=str) if args.json else summary.render(view))

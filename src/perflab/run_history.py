@@ -116,15 +116,17 @@ def load(store: Store, run_id: str, limit: int = 20) -> History:
 def load_for(store: Store, plan_name: str, method: str, host: str | None, before: float = math.inf,
              exclude: str = "", limit: int = 20) -> History:
     """The complete runs of a plan and method on `host` that started before `before`."""
+    # the host is selected before the limit: runs imported from other machines of the same method
+    # (CI runners of one kind) must not crowd this machine's out of its newest `limit`
     rows = store.db.execute(
-        "SELECT id, environment_json FROM runs WHERE plan_name=? AND method_hash=? AND status='complete' "
-        "AND started_at < ? AND id != ? ORDER BY started_at DESC LIMIT ?",
-        (plan_name, method, before if math.isfinite(before) else 1e300, exclude, limit)).fetchall()
+        "SELECT id FROM runs WHERE plan_name=? AND method_hash=? AND status='complete' "
+        "AND json_extract(environment_json, '$.hostname') IS ? AND started_at < ? AND id != ? "
+        "ORDER BY started_at DESC LIMIT ?",
+        (plan_name, method, host, before if math.isfinite(before) else 1e300, exclude, limit)).fetchall()
     history = History()
     for past in reversed(rows):
-        env = json.loads(past["environment_json"] or "{}")
         record = store.rounds_record(past["id"]) or {}
-        if env.get("hostname") != host or not record:
+        if not record:
             continue
         history.runs.append(past["id"])
         history.hosts[past["id"]] = host_medians(store, past["id"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import platform
 import sqlite3
 import statistics
 import time
@@ -106,6 +107,16 @@ NO_POINT = Point()
 
 _ROUND_JSON = {"headline": "headline_json", "least": "least_json", "ratios": "ratios_json",
                "history": "history_json", "two_levels": "two_levels_json", "round_s": "round_s_json"}
+
+# The runs measured on this machine, which the estimates of how long things take here read: a run
+# imported from another machine (perflab.results_import) names its own host and says nothing of
+# this one's pace; a run that names no host counts as this machine's, as every run did before imports.
+_HERE = "SELECT id FROM runs WHERE COALESCE(json_extract(environment_json, '$.hostname'), ?) = ?"
+
+
+def _here() -> tuple[str, str]:
+    return (platform.node(), platform.node())
+
 
 # steps: how long each planned step of a run took (the time-left estimate of later runs of the plan
 # starts from them) and when it ended (a resumed run goes on after its last finished step); added
@@ -314,8 +325,8 @@ class Store:
     def durations(self, plan_name: str, method: str, limit: int = 5) -> list[float]:
         """Wall-clock seconds of the latest complete runs of a plan with this method (newest first)."""
         rows = self.db.execute("SELECT started_at, finished_at FROM runs WHERE plan_name=? AND method_hash=? "
-                               "AND status='complete' AND finished_at IS NOT NULL ORDER BY started_at DESC LIMIT ?",
-                               (plan_name, method, limit))
+                               f"AND status='complete' AND finished_at IS NOT NULL AND id IN ({_HERE}) "
+                               "ORDER BY started_at DESC LIMIT ?", (plan_name, method, *_here(), limit))
         return [r["finished_at"] - r["started_at"] for r in rows]
 
     def typical_steady_s(self, app: str, mode: str, limit: int = 10) -> dict[str, float]:
@@ -327,7 +338,7 @@ class Store:
         limit, a quick plan was estimated at two thirds of what it took."""
         rows = self.db.execute("SELECT run_id, point, repeat, metric, value, extra_json FROM figures WHERE app=? "
                                "AND mode=? AND scenario='steady' AND metric IN ('time_to_steady_ms', 'rps') "
-                               "ORDER BY id DESC", (app, mode)).fetchall()
+                               f"AND run_id IN ({_HERE}) ORDER BY id DESC", (app, mode, *_here())).fetchall()
         by_point: dict[str, dict[tuple[str, int], float]] = {}  # point -> (run, launch) -> seconds, newest first
         for r in rows:
             launches = by_point.setdefault(r["point"], {})
@@ -344,7 +355,8 @@ class Store:
         measuring after their warm-up (s; any plan): the measurement runs until its precision or
         its maximum, and on a noisy machine that is the maximum."""
         rows = self.db.execute("SELECT point, value FROM figures WHERE app=? AND mode=? AND scenario='steady' "
-                               "AND metric='measured_s' AND value IS NOT NULL ORDER BY id DESC", (app, mode)).fetchall()
+                               f"AND metric='measured_s' AND value IS NOT NULL AND run_id IN ({_HERE}) "
+                               "ORDER BY id DESC", (app, mode, *_here())).fetchall()
         by_point: dict[str, list[float]] = {}
         for r in rows:
             seen = by_point.setdefault(r["point"], [])
@@ -356,8 +368,8 @@ class Store:
         """Per step label, the median duration (s) in the latest `runs` complete runs of a plan with
         this method that recorded their steps."""
         rows = self.db.execute("SELECT s.run_id, s.label, s.actual_s FROM steps s JOIN runs r ON r.id = s.run_id "
-                               "WHERE r.plan_name=? AND r.method_hash=? AND r.status='complete' "
-                               "ORDER BY r.started_at DESC, s.id", (plan_name, method)).fetchall()
+                               f"WHERE r.plan_name=? AND r.method_hash=? AND r.status='complete' AND r.id IN ({_HERE}) "
+                               "ORDER BY r.started_at DESC, s.id", (plan_name, method, *_here())).fetchall()
         latest = list(dict.fromkeys(r["run_id"] for r in rows))[:runs]
         by_label: dict[str, list[float]] = {}
         for r in rows:
@@ -368,8 +380,8 @@ class Store:
     def _typical_startup(self, app: str, mode: str, metric: str, limit: int) -> float | None:
         """The median of a startup figure over an app/mode's latest launches here (any plan), or None."""
         rows = self.db.execute("SELECT value FROM figures WHERE app=? AND mode=? AND scenario='startup' "
-                               "AND metric=? AND value IS NOT NULL ORDER BY id DESC LIMIT ?",
-                               (app, mode, metric, limit)).fetchall()
+                               f"AND metric=? AND value IS NOT NULL AND run_id IN ({_HERE}) ORDER BY id DESC LIMIT ?",
+                               (app, mode, metric, *_here(), limit)).fetchall()
         return statistics.median(r["value"] for r in rows) if rows else None
 
     def typical_ready_s(self, app: str, mode: str, limit: int = 10) -> float | None:
@@ -398,7 +410,8 @@ class Store:
         # float residue of 1e-15 s once made a pace of 7e13, so an estimate of billions of hours)
         rows = self.db.execute("SELECT s.run_id, s.label, s.estimate_s, s.actual_s FROM steps s "
                                "JOIN runs r ON r.id = s.run_id WHERE s.estimate_s >= ? AND s.actual_s IS NOT NULL "
-                               "ORDER BY r.started_at DESC, s.id DESC", (PACE_LEAST_ESTIMATE_S,)).fetchall()
+                               f"AND r.id IN ({_HERE}) ORDER BY r.started_at DESC, s.id DESC",
+                               (PACE_LEAST_ESTIMATE_S, *_here())).fetchall()
         seen: dict[str, list[str]] = {}
         sums: dict[str, list[float]] = {}
         for r in rows:
