@@ -17,7 +17,7 @@ from perflab import postgres
 from perflab.drivers import ensure_oha, ensure_wrk
 from perflab.drivers.install import DriverUnavailable
 from perflab.paths import cache_dir
-from tests import lanes, prebuild
+from tests import lanes, prebuild, skips
 
 SUPPORT = Path(__file__).parent / "support"
 # Tests start the CLI as `python -m perflab` in subprocesses: they must find the package under
@@ -67,7 +67,10 @@ def _standin(item) -> bool:
 
 def pytest_itemcollected(item):
     """With two workers (`perflab test`), each test's group: what may run beside what (tests/lanes.py).
-    Marked as each test is collected, before xdist reads the groups in its collection hook."""
+    Marked as each test is collected, before xdist reads the groups in its collection hook and -m
+    selects the serial part's tests (the alone mark, which the kube tier gets here)."""
+    if lanes.alone(item.path, item.get_closest_marker(lanes.ALONE) is not None):
+        item.add_marker(lanes.ALONE)
     if getattr(item.config.option, "loadgroup", False):  # xdist's own test for --dist loadgroup
         item.add_marker(pytest.mark.xdist_group(lanes.group(item.path, _standin(item))))
 
@@ -112,6 +115,16 @@ def _start_prebuild(config, test_paths) -> None:
 
 def pytest_sessionfinish(session):
     prebuild.stop(session.config.stash.get(_PREBUILD, None))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The skipped tests by reason, with what makes them run (with workers this runs in the
+    controller, which has every test's report)."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if skipped:
+        terminalreporter.write_sep("=", f"{len(skipped)} skipped, by reason")
+        for line in skips.lines(skips.table(skipped)):
+            terminalreporter.write_line(line)
 
 
 def _driver(ensure, missing_says: str):
@@ -205,12 +218,12 @@ def _studies_dir() -> Path:
 
 @pytest.fixture
 def study_text():
-    """A study's text by its key (published.TEXTS names the files); skips when the texts are not here."""
+    """A study's text by its key (published.TEXTS names the files); where the texts are not here,
+    skipped, and failed under CI=true (`require`), whose clone has them beside it."""
     from perflab.present.published import claims
 
     def read(study: str) -> str:
         path = _studies_dir() / claims.TEXTS[study]
-        if not path.exists():
-            pytest.skip(f"the study texts are not at {path.parent} (set PERFLAB_STUDIES)")
+        require(path.exists(), f"the study texts are not at {path.parent} (set PERFLAB_STUDIES)")
         return path.read_text(encoding="utf-8")
     return read

@@ -15,6 +15,11 @@ worker (with the kube tier, which builds images of the apps); the rest run besid
 
 A test is in the apps group unless it is marked: the safe default for a new test.
 
+A test that bounds what work beside it would stretch (a time, a rate, a count of intervals) is
+marked `alone`, and so is the whole kube tier (its plans' load has deadlines, its start-ups too):
+the two-worker run leaves them out and `perflab test` runs them after it in one process
+(perflab.suite.runs), where nothing of the suite runs beside them.
+
 The order (`order`, with xdist's own reordering off) puts the apps group first, so that one worker
 starts on it at once while the other takes the rest; within each, tests that wait for oha come
 after those that don't (it builds in the background on a new machine), and the kube tier last (its
@@ -24,6 +29,8 @@ control plane builds longest).
 from __future__ import annotations
 
 from pathlib import Path
+
+from perflab.suite import ALONE
 
 APPS = "apps"
 STANDIN = "standin"  # the mark of a test that uses stand-in apps only
@@ -50,6 +57,11 @@ def order(test_file: Path, standin: bool, needs_oha: bool) -> tuple[int, int, in
     """A sort key: the apps group first; in each lane the tiers in TIER_ORDER, oha's users last in theirs."""
     in_apps = group(test_file, standin) == APPS
     return (0 if in_apps else 1, TIER_ORDER.get(tier(test_file), len(TIER_ORDER)), int(needs_oha))
+
+
+def alone(test_file: Path, marked: bool) -> bool:
+    """Whether a test runs in the serial part, by itself: marked so, or in the kube tier."""
+    return marked or tier(test_file) == "kube"
 
 
 def group(test_file: Path, standin: bool) -> str:

@@ -190,8 +190,10 @@ def _add_cost_options(parser) -> None:
 def cmd_test(args) -> int:
     if not suite.wants_fast(args.pytest_args):  # the unit tier starts no tool
         doctor.ensure(log=_say)
-    argv = [sys.executable, "-m", "pytest", *suite.pytest_args(args.pytest_args, REPO_ROOT)]
-    return subprocess.call(argv, cwd=REPO_ROOT)
+    # every run, also after one failed: CI reports both parts' failures at once
+    codes = [subprocess.call([sys.executable, "-m", "pytest", *run], cwd=REPO_ROOT)
+             for run in suite.runs(args.pytest_args, REPO_ROOT)]
+    return suite.exit_code(codes)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -341,8 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
     ver.set_defaults(func=_lab("cmd_versions"))
 
     test_help = ("run the test suite, every tier: unit, lab, kube (installs what it needs first), in two worker "
-                 "processes on two CPUs or more (PERFLAB_TEST_WORKERS=1: one); --fast: the unit tier only (no process "
-                 "started, under a minute)")
+                 "processes on two CPUs or more (PERFLAB_TEST_WORKERS=1: one), then the tests marked alone (they "
+                 "bound a time; the kube tier) in one; --fast: the unit tier only (no process started, under a minute)")
     t = sub.add_parser("test", help=test_help, description=test_help)
     t.add_argument("pytest_args", nargs=argparse.REMAINDER, help="--fast, and extra pytest arguments")
     t.set_defaults(func=cmd_test)

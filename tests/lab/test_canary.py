@@ -76,6 +76,7 @@ def test_measure_returns_the_repetitions_asked_for(binary):
     assert data["cpus"] == [allowed_cpus()[0]] and data["reps"] == list(reading.reps)
 
 
+@pytest.mark.alone  # the canary's time is bounded
 def test_the_default_work_is_one_the_binary_agrees_with(binary):
     define = re.search(r"#define DEFAULT_WORK (\d+)L", canary.SOURCE.read_text())
     assert define and int(define.group(1)) == canary.DEFAULT_WORK

@@ -13,7 +13,8 @@ from tests.support.queue_server import QueueServer
 # objectives stay well above that
 QUICK = dict(path="/work", start_rate=20.0, growth=2.0, step_s=3.0, step_warmup_s=0.5, pause_s=1.0, max_connections=64,
              confirm_failures=False)  # confirmation is tested once, below, with the real driver
-pytestmark = [pytest.mark.usefixtures("oha_binary"), pytest.mark.standin]  # built once, or the reason it cannot be
+# oha built once, or the reason it cannot be; alone: a stall of the stand-in beside other work ends a search early
+pytestmark = [pytest.mark.usefixtures("oha_binary"), pytest.mark.standin, pytest.mark.alone]
 
 
 def _search(server: QueueServer, route: str = "/work", **settings) -> cs.Search:

@@ -28,6 +28,7 @@ def test_run_driver_pins_and_accounts_cpu():
     assert 0 < run.utilisation <= 1.05  # one CPU cannot give more than its wall time
 
 
+@pytest.mark.alone  # a bound on the time taken
 def test_run_driver_kills_on_timeout():
     started = time.monotonic()
     run = base.run_driver([sys.executable, "-c", "import time; time.sleep(30)"], timeout_s=0.5)

@@ -13,6 +13,7 @@ from tests.support.standin_server import StandinServer
 pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
 
 
+@pytest.mark.alone  # the rate achieved is bounded below
 def test_open_loop_run_holds_the_rate(oha_binary):
     server_cpus, driver_cpus = cpu_roles()
     with StandinServer(cpus=server_cpus) as server:
@@ -35,7 +36,7 @@ def test_rate_shortfall_is_flagged_driver_bound(oha_binary):
                              oha=oha_binary)
     assert result.driver_bound
     assert "offered 50.0 req/s" in result.driver_bound_reason
-    assert result.achieved_ratio < 0.97
+    assert result.achieved_ratio < 0.97  # a ceiling a busy machine only lowers the rate under
 
 
 def test_closed_loop_and_non_2xx(oha_binary):

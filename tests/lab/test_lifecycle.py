@@ -49,7 +49,7 @@ def test_ready_app_reports_time_and_framework_start_and_stops_whole_tree(tmp_pat
     running = _launch(tmp_path, delay=0.3)
     try:
         seconds = apps.wait_ready(running, timeout=20)
-        assert seconds >= 0.3
+        assert seconds >= 0.3  # a floor: a busy machine only makes the start later
         said = probes.watch_start_log(running.log_path, running.app.startup_log_regex, timeout_s=0)
         assert said.ok and said.millis == pytest.approx(300)
         pids = _wait_for_pids(running.log_path)

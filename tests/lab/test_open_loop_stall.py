@@ -16,7 +16,8 @@ import pytest
 from perflab.drivers import oha_requests, run_oha
 from tests.support.standin_server import StandinServer
 
-pytestmark = pytest.mark.standin  # stand-ins only: it may run beside the apps group
+# stand-ins only; alone: the latencies and the rate are bounded, which work beside it would stretch
+pytestmark = [pytest.mark.standin, pytest.mark.alone]
 
 RATE, DURATION_S, STALL_AT_S, STALL_S = 500, 4.0, 1.5, 1.0
 

@@ -51,6 +51,7 @@ def private_clone(tmp_path, monkeypatch):
 
 
 @as_root_with_postgres
+@pytest.mark.alone  # a bound on the time taken
 def test_a_private_parent_folder_sends_the_database_files_where_postgres_can_reach_them(private_clone):
     private, work = private_clone
     assert db_home.blocking_folder(work / "db") == private

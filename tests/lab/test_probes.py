@@ -44,6 +44,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@pytest.mark.alone  # the polling's resolution is bounded
 def test_first_response_of_a_server_that_starts_late(children):
     port, delay = free_port(), 0.4
     spawn_ns = time.monotonic_ns()
@@ -61,6 +62,7 @@ def test_first_response_of_a_server_that_starts_late(children):
     assert result.uncertainty_ms is not None and result.uncertainty_ms > 0
 
 
+@pytest.mark.alone  # a bound on the time taken
 def test_first_response_fails_fast_when_the_process_exits(children):
     proc = python(children, "import time, sys; time.sleep(0.2); sys.exit(3)")
     started = time.monotonic()
@@ -114,6 +116,7 @@ def test_readiness_timeout_reports_the_last_status(children):
     assert "last status 503" in result.reason
 
 
+@pytest.mark.alone  # a bound on the time taken
 def test_start_log_without_the_line_times_out_or_fails_fast(tmp_path, children):
     log = tmp_path / "app.log"
     log.write_text("nothing useful\n")
@@ -246,6 +249,7 @@ def test_sampler_sees_a_descendant_born_mid_sampling(children):
     assert series.peak("rss_bytes") >= 30 * MB
 
 
+@pytest.mark.alone  # a count of samples in a time
 def test_sampler_reads_the_cgroup_too(children):
     setup = detect_cgroups()
     if not setup.usable:

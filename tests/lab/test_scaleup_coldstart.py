@@ -74,7 +74,7 @@ def test_scaleup_times_each_launch_to_readiness_with_the_cold_one_apart(lab_for)
     run_scenario(lab, "scaleup", app, "jvm")
     ready = _figures(lab, "scaleup", "ready_ms")
     assert [(f.repeat, f.point) for f in ready] == [(0, "cold"), (1, "warm"), (2, "warm")]
-    assert all(f.value >= DELAY_S * 1000 for f in ready), "ready only after the app listens"
+    assert all(f.value >= DELAY_S * 1000 for f in ready), "ready only after the app listens"  # a floor: holds when busy
     assert all(f.extra["resolution_ms"] == lab.plan.settings("scaleup").poll_ms for f in ready)
     assert _outcome(lab, "scaleup")["status"] == "ok"
     _assert_nothing_left(lab)
@@ -98,7 +98,8 @@ def test_coldstart_pairs_the_app_with_the_reference(lab_for):
     for a, r, d in zip(mine, theirs, diffs):
         assert d.value == pytest.approx(a.value - r.value)
         assert d.extra["reference"] == "ref/jvm"
-    # the app waits DELAY_S before it listens, the reference does not: most of that shows
+    # the app waits DELAY_S before it listens, the reference does not: most of that shows (relative to
+    # the reference's own start, measured in the same launch, so a busy machine slows both sides)
     assert all(d.value > DELAY_S * 1000 * 0.5 for d in diffs)
     assert _outcome(lab, "coldstart")["status"] == "ok"
     # interleaved in pairs

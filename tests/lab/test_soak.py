@@ -63,6 +63,7 @@ def _assert_nothing_left(lab):
     assert lab_cgroups(lab.run_id) == []
 
 
+@pytest.mark.alone  # a count of samples in a time
 def test_a_short_soak_stores_its_intervals_totals_and_a_drift_verdict(soak_lab):
     lab, app = soak_lab(6)
     run_scenario(lab, "soak", app, "jvm")

@@ -5,16 +5,16 @@ as the apps on their own Boot 4 version; their readiness follows the database, a
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 
 from perflab import apps, contract, postgres, procs, version_builds
 from perflab.apps import versions
+from tests.conftest import needs_root
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(os.geteuid() != 0, reason="needs root for the DB user")]
+              needs_root("needs root for the DB user")]
 
 BOOT3 = "3.5.7"
 

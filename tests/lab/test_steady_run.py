@@ -19,7 +19,8 @@ from perflab.scenarios import steady
 from tests.conftest import needs_root, write_standin_app
 from tests.lab.scenario_lab import built, cleanup, lab_cgroups, make_lab, run_scenario
 
-pytestmark = [needs_root("needs root for cgroups and the DB user"), pytest.mark.standin]
+# alone: times to steady and first responses are bounded, which work beside them would stretch
+pytestmark = [needs_root("needs root for cgroups and the DB user"), pytest.mark.standin, pytest.mark.alone]
 
 RAMP_S = 6.0  # the ramping app flattens this long after it starts
 # Two windows of level intervals after the ramp need RAMP_S + 2 * window = 26 s: a limit of 35 leaves

@@ -49,3 +49,11 @@ def test_the_apps_group_comes_first_with_the_kube_tier_at_its_end_and_ohas_users
     }
     ranked = sorted(files, key=lambda k: lanes.order(Path("/ci/clone") / files[k][0], *files[k][1:]))
     assert ranked == ["conformance", "kt2020", "byo", "kube", "unit", "rounds", "capacity"]
+
+
+def test_the_kube_tier_and_the_tests_marked_alone_run_by_themselves():
+    assert lanes.alone(Path("/ci/clone/tests/kube/test_real_node.py"), marked=False)
+    assert lanes.alone(Path("/ci/clone/tests/lab/test_steady_run.py"), marked=True)
+    assert not lanes.alone(Path("/ci/clone/tests/lab/test_rounds.py"), marked=False)
+    assert not lanes.alone(Path("/home/kube/clone/tests/unit/test_plan.py"), marked=False)  # tier below tests/ only
+

@@ -39,6 +39,7 @@ def ready_later():
     server.server_close()
 
 
+@pytest.mark.alone  # a count of polls in 0.3 s: work beside it would thin them
 def test_readiness_waits_through_503_until_200(ready_later):
     spawn_ns = time.monotonic_ns()
     result = wait_ready(f"{ready_later}/health/ready", spawn_ns, timeout_s=10)

@@ -9,6 +9,8 @@ import pytest
 
 from perflab.waiting import wait_until
 
+pytestmark = pytest.mark.alone  # wall-clock bounds of a second: nothing may run beside them
+
 
 def test_the_first_true_answer_is_returned_without_waiting_further():
     answers = iter([None, 0, "", "ready", "later"])
