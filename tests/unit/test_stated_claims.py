@@ -8,7 +8,7 @@ import pytest
 
 from perflab import results
 from perflab.analysis import stats
-from perflab.present.published import stated_claims
+from perflab.report import stated_claims
 
 
 def _flat(text: str) -> str:

@@ -15,8 +15,10 @@ lower CPU share, which `held-back` already flags.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from perflab.probes.contention import Reading
+if TYPE_CHECKING:  # the readings' type only: the arithmetic here reads no /proc
+    from perflab.probes.contention import Reading
 
 # A launch whose CPU lost more than this share of its measured window to steal is flagged contended.
 # A one-CPU app under a closed loop is CPU-bound: each stolen second is one it could not serve in,

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perflab.present.published import claims as published
-from perflab.present.published import stated_claims
 from perflab.present.tables import Table, fmt_published, fmt_ratio
 from perflab.results import Cell, RunView
 
@@ -143,4 +142,4 @@ def remarks(view: RunView) -> list[str]:
             else:
                 line += f"; fixed keeps all of the blog's Spring lead ({kept * 100:.0f} % of it)"
         lines.append(line + ".")
-    return lines + stated_claims.remarks(view, "KT-2020")
+    return lines

@@ -26,6 +26,7 @@ from perflab.report import cost, findings, frameworks, profiles, ratios
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
+from perflab.report import stated_claims
 from perflab.results import RunView
 
 def measured_ratio_text(r: ratios.Ratio) -> str:
@@ -132,7 +133,7 @@ def scenario_view(view: RunView, scenario: str, extras: RunExtras, colors: dict[
     its remarks, claims."""
     gaps = [m for m in missing(view) if m.scenario.split(":")[0] == scenario]
     sc = registry.get(scenario)
-    text_tables, remarks = sc.words(view) if sc is not None else ([], [])
+    text_tables, remarks = stated_claims.scenario_words(sc, view) if sc is not None else ([], [])
     return {
         "name": scenario, "title": scenario_title(scenario), "intro": scenario_intro(view, scenario),
         "gaps": "; ".join(m.text() for m in gaps),

@@ -17,6 +17,7 @@ from perflab.report import cost, findings, frameworks, profiles, ratios
 from perflab.report.facts import (RunExtras, environment_rows, method_rows, missing, not_in_plan, reductions,
                                   scenario_intro, unenforced_limits)
 from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
+from perflab.report import stated_claims
 from perflab.results import Cell, RunView
 
 
@@ -212,7 +213,7 @@ def render(view: RunView, extras: RunExtras) -> str:
         tables = scenario_tables(view, s)
         out += [table_md(t) for t in tables]
         sc = registry.get(s)
-        text_tables, remarks = sc.words(view) if sc is not None else ([], [])
+        text_tables, remarks = stated_claims.scenario_words(sc, view) if sc is not None else ([], [])
         out += [text_table_md(t) for t in text_tables]
         if any(line.strip() for line in remarks):
             out.append("\n".join(f"- {line.strip()}" for line in remarks if line.strip()))

@@ -17,6 +17,7 @@ from perflab import registry
 from perflab.present.tables import FLAG_MARK, Table, TextTable, cell_text, flag_help
 from perflab.report import findings, frameworks, ratios
 from perflab.report.sections import report_scenarios, scenario_tables, scenario_title
+from perflab.report import stated_claims
 from perflab.results import RunView
 
 CANARY = "canary"  # the host-speed canary's readings (perflab.round_loop), not a scenario of the plan
@@ -68,7 +69,7 @@ def render(view: RunView, width: int | None = None) -> str:
             continue  # its readings are summed up in the findings' host line; the report has them all
         tables = [t for t in scenario_tables(view, scenario) if t.terminal and t.rows]
         sc = registry.get(scenario)
-        text_tables, remarks = sc.words(view) if sc is not None else ([], [])
+        text_tables, remarks = stated_claims.scenario_words(sc, view) if sc is not None else ([], [])
         if not tables and not text_tables:
             continue
         console.print()

@@ -30,7 +30,6 @@ from perflab.instance import Instance, mb
 from perflab.placements import KUBERNETES
 from perflab.present import charts as plot
 from perflab.present.chart_inputs import ChartInputs
-from perflab.present.published import stated_claims
 from perflab.present.tables import Table, by_target_table
 from perflab.results import RunView
 from perflab.scenario import Context, Estimate, Phase, Scenario
@@ -290,6 +289,5 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
 SCENARIO = Scenario(
     name="soak", title="Soak: a long run", phase=Phase.OWN_AFTER, settings=SoakSettings, run=run,
     estimate_s=lambda e: e.start_s + e.settings.duration_s + 3.0, tables=tables, setup=ensure_driver,
-    remarks=lambda view: stated_claims.remarks(view, "RT-2019"),
     legacy_params=lambda label: {"interval": True} if label == "interval" else {}, charts=charts,
     not_on=((KUBERNETES, "a soak's drift readings sample the app's process and its GC log on this machine"),))

@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from perflab.present.published.claims import (KT2020_GET, KT2020_LAUNCH_MS, KT2020_POST, KT2020_SOAK_GET,
                                               KT2020_SOAK_POST, Where, claim, target_of)
+from perflab.report import ratios
 from perflab.results import Cell, RunView
 
 HELD, NOT_HELD, UNCLEAR = "held", "did not hold", "unclear"  # the words of report.ratios and devloop_claims
@@ -38,15 +39,7 @@ def _soak_cell(view: RunView, metric: str) -> Cell | None:
     return next((c for c in view.find("soak", metric, "") if c.target == NATIVE), None)
 
 
-def _ratios_module():
-    """report.ratios, imported when a run is judged: the scenarios that show these verdicts load
-    before the report package can."""
-    from perflab.report import ratios
-    return ratios
-
-
 def _not_soaked(view: RunView) -> str:
-    ratios = _ratios_module()
     return ("the native image was not soaked in this run: "
             + ratios.missing_reason(view, claim("rt2019-soak"), NATIVE))
 
@@ -87,7 +80,6 @@ def _full_gcs(view: RunView) -> tuple[str, str]:
 def _ratios(view: RunView, where: Where, pairs, published: Callable[[str, str], float]) -> list[tuple[str, Any]]:
     """Each (a, b) pair of the study's labels, both measured here, as a / b with its direction
     (a report.ratios.Ratio)."""
-    ratios = _ratios_module()
     out = []
     for a, b in pairs:
         ma, mb = (ratios.find_measured(view, where, target_of(x)) for x in (a, b))
@@ -155,3 +147,16 @@ def verdicts(view: RunView, study: str) -> list[Verdict]:
 
 def remarks(view: RunView, study: str) -> list[str]:
     return [f'{study} "{v.claim.wording}" ({v.claim.text}): {v.verdict}: {v.why}.' for v in verdicts(view, study)]
+
+
+# The scenarios whose section of a report ends with a study's stated claims and their verdicts
+# (judged here, in the report layer: the verdicts read the report's ratios of the published claims).
+STUDY_OF_SCENARIO = {"soak": "RT-2019", "kt2020load": "KT-2020"}
+
+
+def scenario_words(sc, view: RunView) -> tuple[list, list[str]]:
+    """A scenario's tables of words and remarks (Scenario.words), and after its remarks the verdicts
+    on the stated claims of the study it measures, where it measures one."""
+    tables, said = sc.words(view)
+    study = STUDY_OF_SCENARIO.get(sc.name)
+    return tables, said + (remarks(view, study) if study else [])
