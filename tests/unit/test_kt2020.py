@@ -4,7 +4,6 @@ report's tables and reading from a synthetic run."""
 
 from __future__ import annotations
 
-
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
