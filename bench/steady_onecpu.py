@@ -174,7 +174,7 @@ def summarise(run_id: str) -> dict:
         print(f"{x.label:16} {x.launch:>2} {_f(x.quiet_s.get('100'), '8.0f')} {_f(x.quiet_s.get('25'), '7.0f')} "
               + " ".join(f"{_f(x.rps.get(k), '11,.0f')}" for k in keys) + " "
               + " ".join(f"{_f(x.cpu_ms.get(k), '10.3f')}" for k in keys)
-              + f" {_f(x.last_minute_cv, '6.1%')} {_f(x.invalidated, '5d')} {_f(x.gc_ms_per_s_quiet, '5.1f')} "
+              + f" {_f(x.last_minute_cv, '6.1%')} {_f(x.invalidated, '5.0f')} {_f(x.gc_ms_per_s_quiet, '5.1f')} "
               + ("yes" if x.steady else "no: " + x.why[:80]))
     per_app: dict[str, dict] = {}
     for label in PAIR:

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from perflab import isolate, probes
+from perflab import isolate, probes, procs
 from perflab.apps import mode_jvm_opts
-from perflab.errors import LabError
+from perflab.errors import LabError, RunStopped
 from perflab.h2 import Server as H2Server
 from perflab.instance import InstanceSpec
 from perflab.placements import Placement
@@ -95,6 +95,17 @@ class Lab:
     def db_cpu_s(self) -> float | None:
         pid = self.h2.pid if self.db_in_use == "h2" and self.h2 else self.db_pid
         return probes.tree_cpu_seconds(pid) if pid else None
+
+    def check_database(self) -> None:
+        """RunStopped when the database the app in use reads is gone (killed or crashed): every
+        launch after it would serve nothing but errors, so the run stops at once, naming it, with
+        every figure so far kept. Nothing to check for a database the lab did not start."""
+        h2 = self.db_in_use == "h2" and self.h2
+        pid = self.h2.pid if h2 else self.db_pid
+        if pid and not procs.alive(pid):
+            name = "H2 server" if h2 else "PostgreSQL"
+            raise RunStopped(f"the lab's {name} (pid {pid}) is gone mid-run (killed or crashed): the app served "
+                             f"no request", fix="./perflab run --resume RUN starts it again and measures what is left")
 
     def driver_cpus(self) -> list[int]:
         return list(self.topology.driver)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from perflab import headline, resume, rounds, run_history
 from perflab.analysis import host_speed, ratios_ci, stats
-from perflab.errors import AppFailed, LabError
+from perflab.errors import AppFailed, LabError, RunStopped
 from perflab.lab import Lab
 from perflab.placements import LOCAL
 from perflab.probes import canary
@@ -166,6 +166,8 @@ class RoundsLoop:
                 continue
             try:
                 got = sc.launch(context(lab, target, sc, e.state, measure_intervals=e.cap), n)
+            except RunStopped:  # not this launch's failure (a dead database): the whole run stops
+                raise
             except (AppFailed, LabError, OSError, RuntimeError, ValueError) as exc:
                 reason = str(exc) if isinstance(exc, AppFailed) else getattr(exc, "message", str(exc))
                 e.failures.append(f"launch {n}: {reason}")

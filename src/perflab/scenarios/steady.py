@@ -214,6 +214,8 @@ def _interval(ctx: Context, inst: Instance, p: SteadyPoint, phase: str, db: _Bou
     result = ctx.load.closed(inst.load_url + p.path, connections=p.connections,
                              threads=ctx.load.threads_for(p.connections), duration_s=cfg.interval_s)
     end_ns = time.monotonic_ns()
+    if result.requests == 0 or result.errors.total >= result.requests:
+        ctx.lab.check_database()  # a dead database fails every request: say so at once, not after the warm-up
     spent = db.lap()
     seen = db.contention()
     series = inst.sampler.snapshot()
