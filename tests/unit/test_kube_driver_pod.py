@@ -3,10 +3,12 @@ the apps' (the real oha's output turned into a load's result is tests/lab/test_k
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from perflab.errors import LabError
-from perflab.kube import manifests
+from perflab.kube import cluster_load, manifests
 from perflab.kube.cluster_load import Load, oha_args, report_json
 
 URL = "http://10.1.0.7:8080/fruits"
@@ -54,3 +56,31 @@ def test_output_without_a_report_is_a_clear_error():
         report_json("Error: connection refused\n")
     with pytest.raises(LabError, match=r"\(empty\)"):
         report_json("")
+
+
+class _Driver:
+    """A driver pod whose exec loses its end `losses` times before it returns."""
+
+    def __init__(self, losses: int) -> None:
+        self.losses, self.calls = losses, 0
+
+    def check_apart(self) -> list[str]:
+        return []
+
+    def exec(self, argv: list[str], limit_s: float) -> str:
+        self.calls += 1
+        if self.calls <= self.losses:
+            raise cluster_load.DriverTimeout(f"the load driver did not finish within {limit_s:.0f} s")
+        return "report"
+
+
+def test_an_exec_that_lost_its_end_runs_once_more_and_a_second_loss_fails(monkeypatch):
+    monkeypatch.setattr(cluster_load, "oha_result",
+                        lambda out, url, load, warmup_s=0.0: SimpleNamespace(out=out, placement_flags=[]))
+    once = _Driver(losses=1)
+    got = cluster_load.ClusterLoad(once).closed(URL, connections=2, threads=1, duration_s=1)
+    assert got.out == "report" and once.calls == 2
+    twice = _Driver(losses=2)
+    with pytest.raises(LabError, match="did not finish within"):
+        cluster_load.ClusterLoad(twice).closed(URL, connections=2, threads=1, duration_s=1)
+    assert twice.calls == 2
