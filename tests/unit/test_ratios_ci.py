@@ -259,3 +259,17 @@ def test_two_runs_judged_with_the_variance_between_runs_differ_only_beyond_it():
     assert not ratios_ci.difference(b, a, between_var=2 * 0.05 ** 2).differs
     far = ratios_ci.RatioInterval(2.00, 1.96, 2.04, 6, True, 0.025, df=5.0, se_log=0.01)
     assert ratios_ci.difference(far, a, between_var=2 * 0.05 ** 2).differs
+
+
+def test_compare_counts_each_run_once_in_the_spread_between_runs():
+    from types import SimpleNamespace
+
+    from perflab.report import compare
+    ci = {name: ratios_ci.RatioInterval(e, e * 0.98, e * 1.02, 4, True, 0.02, df=3.0, se_log=0.01)
+          for name, e in (("r1", 1.40), ("r2", 1.60), ("r3", 1.50))}
+    a, b = SimpleNamespace(id="r2"), SimpleNamespace(id="r3")
+    ra = SimpleNamespace(earlier=[("r1", ci["r1"])], interval=ci["r2"])
+    rb = SimpleNamespace(earlier=[("r1", ci["r1"]), ("r2", ci["r2"])], interval=ci["r3"])  # b knew a
+    between = compare.runs_between(a, ra, b, rb)
+    assert between.runs == 3
+    assert between == ratios_ci.between_runs([ci["r1"], ci["r2"], ci["r3"]])

@@ -262,12 +262,14 @@ def host_lines(a: RunView, b: RunView) -> list[str]:
     return out + ([steal] if steal else [])
 
 
-def runs_between(ra: findings.RatioFinding, rb: findings.RatioFinding) -> ratios_ci.BetweenRuns | None:
+def runs_between(a: RunView, ra: findings.RatioFinding, b: RunView,
+                 rb: findings.RatioFinding) -> ratios_ci.BetweenRuns | None:
     """The between-run spread of one ratio from the runs of the two runs' method on this machine:
-    the runs each knew before it and the two runs themselves (None before three)."""
+    the runs each knew before it and the two runs themselves, each once (the later run knew the
+    earlier one as one of its earlier runs), None before three."""
     seen: dict[str, ratios_ci.RatioInterval] = dict(ra.earlier) | dict(rb.earlier)
-    runs = list(seen.values()) + [x for x in (ra.interval, rb.interval) if x is not None]
-    return ratios_ci.between_runs(runs)
+    seen.update({run.id: x for run, x in ((a, ra.interval), (b, rb.interval)) if x is not None})
+    return ratios_ci.between_runs(list(seen.values()))
 
 
 def ratio_lines(a: RunView, b: RunView) -> list[str]:
@@ -281,7 +283,7 @@ def ratio_lines(a: RunView, b: RunView) -> list[str]:
         if rb is None or ra.interval is None or rb.interval is None:
             continue
         ia, ib = ra.interval, rb.interval
-        between = runs_between(ra, rb)
+        between = runs_between(a, ra, b, rb)
         d = ratios_ci.difference(ib, ia, between_var=2 * between.sd_upper ** 2 if between else 0.0)
         if d is None:
             verdict = "no spread to judge by"
