@@ -259,6 +259,31 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cost_options(r)
     r.set_defaults(func=_lab("cmd_run"))
 
+    ab_help = ("two revisions of one app in one run: each built from a git worktree, measured as APP@base and "
+               "APP@head in balanced interleaved launch rounds (quick's settings by default) until their ratios "
+               "settle or the budget ends; prints head / base per headline figure with its 95 %% interval and a "
+               "verdict, and with --fail-above exits 1 when a whole interval lies beyond it on the worse side "
+               "(docs/ci.md)")
+    ab = sub.add_parser("ab", help=ab_help, description=ab_help.replace("%%", "%"),
+                        epilog="Exit: 0 passed (or no gate), 1 a figure worse by more than --fail-above over its whole "
+                               "interval, 2 an error (a revision that does not build, a launch that failed, bad "
+                               "input). The verdicts are also written as ab.md beside the run's report, for a "
+                               "pipeline's job summary.")
+    ab.add_argument("--app-dir", metavar="DIR", help="your app's folder (its perflab.toml) in a git repository")
+    ab.add_argument("--app", metavar="NAME", help="one of the lab's own apps instead (e.g. quarkus)")
+    ab.add_argument("--base", required=True, metavar="REV", help="the revision compared against (a branch, tag or commit)")
+    ab.add_argument("--head", metavar="REV", help="the revision judged (default: the app's folder as it stands, "
+                                                  "changes not yet committed included)")
+    ab.add_argument("--plan", help="the plan whose settings the two revisions run on (default quick)")
+    ab.add_argument("--target", type=float, metavar="PCT",
+                    help="settle each ratio to +-PCT %% (95 %% interval; default: the plan's rounds.target, quick's 10)")
+    ab.add_argument("--fail-above", type=float, metavar="PCT",
+                    help="exit 1 when a figure of the head is worse than the base's by more than PCT %% over the "
+                         "whole interval (throughput, time to first response, RSS after it, CPU per request)")
+    _add_budget_option(ab, "default: the plan's")
+    _add_cost_options(ab)
+    ab.set_defaults(func=_lab("cmd_ab"))
+
     st = sub.add_parser("settings", help="every plan table and key: type, default, unit and meaning (from the scenarios)")
     st.set_defaults(func=_lab("cmd_settings"))
 
@@ -332,7 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
                  "the runs (plan, start, git, method, machine, status, headline ratios with their 95 %% intervals), "
                  "each run's report, each plan's history with its change points, each run's version comparison "
                  "and a comparison of each run with the one before it (same plan, method and machine)")
-    site = sub.add_parser("site", help=site_help, description=site_help,
+    site = sub.add_parser("site", help=site_help, description=site_help.replace("%%", "%"),
                           epilog="Every link is relative: the folder can be copied, zipped or served as it is; "
                                  "open DIR/index.html in a browser. Building it rewrites the pages it holds.")
     site.add_argument("--out", metavar="DIR", help="folder to write the site to (default .perflab/site/)")

@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 import time
 
-from perflab import apps, byo, dryrun, plan, results, results_export, results_import, resume, runner, version_builds
+from perflab import ab, apps, byo, dryrun, plan, results, results_export, results_import, resume, runner, version_builds
 from perflab.apps.versions import parse_cli
 from perflab.errors import LabError
 from perflab.migrate import open_store
 from perflab.present.templating import templates
 from perflab.profiles import storage as profile_storage
-from perflab.report import cli_compare, cli_report, history, site, summary, write_report
+from perflab.report import ab_verdicts, cli_compare, cli_report, history, site, summary, write_ab_summary, write_report
 from perflab.report.versions import text_lines
 from perflab.targets import aa_headline
 
@@ -28,6 +28,11 @@ def _say(msg: str) -> None:
 
 
 def _run_and_summarise(plan_obj, apps_root=None, args=None, resumed=None) -> int:
+    return _run_view(plan_obj, apps_root, args, resumed)[0]
+
+
+def _run_view(plan_obj, apps_root=None, args=None, resumed=None) -> tuple[int, results.RunView | None]:
+    """Run the plan and print its summary and report's paths: (exit code, the stored run or None)."""
     if getattr(args, "profile", False):
         plan_obj = plan.with_profiling(plan_obj)
     if getattr(args, "budget", None) is not None:
@@ -35,7 +40,7 @@ def _run_and_summarise(plan_obj, apps_root=None, args=None, resumed=None) -> int
     if not dryrun.before_run(plan_obj, apps_root, dry_run=getattr(args, "dry_run", False), say=_say,
                              limit_h=getattr(args, "max_hours", None), yes=getattr(args, "yes", False),
                              done=set(resumed.done) if resumed else frozenset()):
-        return 0
+        return 0, None
     run_id = None
     view = None
     templates()  # read now: the report at the end uses this code's templates, whatever the checkout does meanwhile
@@ -60,7 +65,39 @@ def _run_and_summarise(plan_obj, apps_root=None, args=None, resumed=None) -> int
                     for line in text_lines(view):
                         _say(f"  {line}")
     failed = [o for o in view.outcomes if o["status"] not in ("ok", "unavailable", "not-run")] if view else []
-    return 1 if failed or (view is not None and view.status == "failed") else 0
+    return (1 if failed or (view is not None and view.status == "failed") else 0), view
+
+
+def cmd_ab(args) -> int:
+    """`perflab ab`: exit 0, 1 when the gate fails, 2 when the run cannot give a verdict."""
+    folder = ab.app_folder(args.app_dir, args.app)
+    base = ab.revision(folder, args.base)
+    head = ab.revision(folder, args.head)
+    _say(f"base: {args.base} ({base.sha[:12]}) in {base.dir}")
+    _say(f"head: {args.head or 'the working tree'} ({head.sha[:12]}{', with changes no commit holds' if head.dirty else ''})"
+         f" in {head.dir}")
+    plan_obj = ab.make_plan(args.plan or "quick", base, head, None if args.target is None else args.target / 100)
+    code, view = _run_view(plan_obj, args=args)
+    if view is None:
+        return code  # a dry run, or nothing was stored
+    found = ab_verdicts.verdicts(view)
+    _say(f"\nperflab ab: head / base ({ab_verdicts.revisions_line(view)})")
+    for verdict in found:
+        _say(f"  {verdict.text()}")
+    page = write_ab_summary(view, found, args.fail_above)
+    _say(f"summary for a pipeline: {page}")
+    missing = [o for o in view.outcomes if o["status"] not in ("ok", "not-run")]
+    if code or not found or missing:
+        why = "; ".join(f"{o['app']}/{o['mode']} {o['scenario']}: {o['status']}"
+                        + (f" ({o['reason']})" if o.get("reason") else "") for o in missing) or "no figure of both sides"
+        _say(f"ab: no verdict on the whole: {why}")
+        return 2
+    if args.fail_above is None:
+        return 0
+    lines, failed = ab_verdicts.gate_lines(found, args.fail_above)
+    for line in lines:
+        _say(line)
+    return 1 if failed else 0
 
 
 def cmd_run(args) -> int:

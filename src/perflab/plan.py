@@ -59,6 +59,20 @@ class TopologySettings(Settings):
     db_cpus: list[int] = setting([], "the database's CPUs")
 
 
+class RevisionSettings(Settings):
+    dir: str = setting("", "the app's folder at this revision: a git worktree the lab made, or the working tree")
+    rev: str = setting("", "the revision as given (empty: the working tree)")
+    sha: str = setting("", "its commit (for the working tree, the commit it stands on)")
+    dirty: bool = setting(False, "the working tree had changes that no commit holds")
+
+
+class ABSettings(Settings):
+    """Written by `perflab ab`, not by hand: the two revisions of one app measured as APP@base and
+    APP@head in place of the plan's apps."""
+    base: RevisionSettings = setting(RevisionSettings())
+    head: RevisionSettings = setting(RevisionSettings())
+
+
 def _top_level_fields() -> dict[str, Any]:
     return {
         "name": (str, setting(..., "the plan's name")),
@@ -74,6 +88,8 @@ def _top_level_fields() -> dict[str, Any]:
         "aa": (list[str], setting([], "A/A check: each of these apps is also measured as a copy of itself, the same "
                                       "build under the name APP-aa, launched in the rounds like any other app; the "
                                       "headline is APP / APP-aa, whose true value is 1 (docs/method.md)")),
+        "ab": (ABSettings, setting(ABSettings(), "perflab ab's two revisions of one app (set by perflab ab): they "
+                                                 "run as APP@base and APP@head in place of the plan's apps")),
         "modes": (list[str], setting(["all"], "runtime modes to run, all, or main (each app's first mode)")),
         "scenarios": (list[str], setting(list(DEFAULT_SCENARIOS), "scenarios to run, in the lab's order")),
         "repeats": (int, setting(3, "measurements of each load point", "repeats", ge=1)),

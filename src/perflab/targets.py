@@ -57,7 +57,42 @@ def aa_headline(plan: Plan, apps_root: Path | None = None) -> list[str]:
     return out
 
 
+def revision_variants(ab: dict) -> list[apps.App]:
+    """`perflab ab`'s two sides: the app as its descriptor stands in each revision's folder, named
+    APP@base and APP@head, each with its own build unless both are one folder (an A/A run of one
+    commit, which shares its build as an A/A copy does)."""
+    out = []
+    for role in versions.REVISIONS:
+        side = ab[role]
+        if not Path(side["dir"]).is_dir():
+            raise LabError(f"the {role} revision's folder {side['dir']} is gone",
+                           fix="run perflab ab again: it checks the revision out anew")
+        app = apps.load_dir(side["dir"], where=f"ab {role} ({side['rev'] or 'working tree'})")
+        name = versions.variant_name(app.name, role)
+        shared = out and ab["base"]["dir"] == side["dir"]
+        out.append(replace(app, name=name, build_key=out[0].build_key if shared else name,
+                           copy_of=out[0].name if shared else ""))
+    if out[0].name.partition(versions.SEPARATOR)[0] != out[1].name.partition(versions.SEPARATOR)[0]:
+        raise LabError(f"the base and head revisions hold different apps ({out[0].name} and {out[1].name})",
+                       fix="perflab ab compares one app: its perflab.toml must name the same app in both")
+    return out
+
+
+def _planned_modes(app: apps.App, plan: Plan) -> list[str]:
+    if "all" in plan["modes"]:
+        return list(app.modes)
+    # "main": each app's first mode (JVM for the frameworks, native for the Go reference)
+    return [m for m in app.modes if m in plan["modes"] or ("main" in plan["modes"] and m == next(iter(app.modes)))]
+
+
 def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
+    if plan["ab"]["base"]["dir"]:  # perflab ab: the app's two revisions in place of the plan's apps
+        targets = []
+        for variant in revision_variants(plan["ab"]):
+            targets += [Target(variant, m, apps.unavailable(variant, m, plan["limits"]["jdk"] or None))
+                        for m in _planned_modes(variant, plan)]
+        place_run_on(plan, targets)
+        return targets
     lab_apps = apps.discover(apps_root)
     # "all" means the apps that serve the contract: apps with an API of their own are named explicitly
     names = [n for n, a in lab_apps.items() if a.api == apps.CONTRACT_API and n not in plan["skip_apps"]] \
@@ -70,10 +105,7 @@ def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
         if name not in found:
             raise LabError(f"plan {plan.name}: unknown app {name!r}", fix=f"known apps: {', '.join(found)}")
         app = found[name]
-        if "all" in plan["modes"]:
-            modes = list(app.modes)
-        else:  # "main": each app's first mode (JVM for the frameworks, native for the Go reference)
-            modes = [m for m in app.modes if m in plan["modes"] or ("main" in plan["modes"] and m == next(iter(app.modes)))]
+        modes = _planned_modes(app, plan)
         variants = versions.expand(app, plan["versions"].get(name, []))  # app@version per planned version
         if name in plan["aa"]:  # the same build again under another name: an A/A pair
             variants = [app, aa_copy(app)]

@@ -90,9 +90,10 @@ class Unavailable(LabError):
 
 
 def build(app, log=print):
-    """Build the app; for app@version, record whether it built and turn a failure into Unavailable
-    with the build's own reason, so the plan goes on with the other versions."""
-    if not split_name(app.name)[1]:
+    """Build the app; for app@version, record whether it built, and for it or an A/B revision turn a
+    failure into Unavailable with the build's own reason, so the plan goes on with the others."""
+    version = split_name(app.name)[1]
+    if not version:
         return build_app(app, log=log)
     try:
         result = build_app(app, log=log)
@@ -100,9 +101,11 @@ def build(app, log=print):
         log_path = work_dir() / "logs" / f"build-{app.build_key}.log"
         text = log_path.read_text(errors="replace") if log_path.exists() else str(exc)
         why = f"{failure_reason(text)} (log: {log_path})" if log_path.exists() else str(exc)
-        record(app.name, False, why)
+        if is_version(version):
+            record(app.name, False, why)
         raise Unavailable(f"{app.name} does not build here: {why}") from exc
-    record(app.name, True)
+    if is_version(version):  # `perflab versions APP` lists framework versions, not an A/B run's revisions
+        record(app.name, True)
     return result
 
 

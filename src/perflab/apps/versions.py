@@ -96,8 +96,18 @@ def line_of(spec: VersionSpec, version: str) -> str:
     return max(fits, key=lambda p: len(p.split(".")), default="")
 
 
+# `perflab ab`'s two revisions of one app (APP@base, APP@head), a series of two in this order: the
+# lab orders, pairs and judges them as it does two framework versions, head against base
+REVISIONS = ("base", "head")
+
+
 def is_version(text) -> bool:
     return isinstance(text, str) and bool(_VERSION.fullmatch(text))
+
+
+def in_series(text) -> bool:
+    """A variant's suffix that makes it a member of a series: a framework version or an A/B revision."""
+    return is_version(text) or text in REVISIONS
 
 
 def check_version(text: str, where: str = "version") -> str:
@@ -108,7 +118,10 @@ def check_version(text: str, where: str = "version") -> str:
 
 def release_key(text: str) -> tuple:
     """Sort key in release order: numbers compare as numbers (3.10 after 3.9), a pre-release
-    (alpha, beta, M1, RC2, SNAPSHOT) comes before its release, .Final/.GA equal the plain release."""
+    (alpha, beta, M1, RC2, SNAPSHOT) comes before its release, .Final/.GA equal the plain release;
+    an A/B run's base before its head."""
+    if text in REVISIONS:
+        return ((), REVISIONS.index(text), "", ())
     check_version(text)
     head = re.match(r"[0-9]+(?:\.[0-9]+)*", text).group(0)
     numbers = [int(n) for n in head.split(".")]
@@ -152,12 +165,13 @@ def split_name(name: str) -> tuple[str, str]:
 
 
 def version_series(labels: list[str]) -> list[list[str]]:
-    """The labels of each app/mode measured at a version, grouped, each group in release order."""
+    """The labels of each app/mode measured at a version (or A/B revision), grouped, each group in
+    release order."""
     series: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for label in labels:
         name, _, mode = label.partition("/")
         app, version = split_name(name)
-        if version:
+        if in_series(version):
             series.setdefault((app, mode), []).append((version, label))
     return [[label for _, label in sorted(entries, key=lambda e: release_key(e[0]))] for entries in series.values()]
 

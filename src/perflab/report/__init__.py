@@ -16,7 +16,7 @@ from perflab import results
 from perflab.errors import LabError
 from perflab.migrate import open_store
 from perflab.paths import work_dir
-from perflab.report import compare, facts, gate, html, markdown, profiles, versions
+from perflab.report import ab_verdicts, compare, facts, gate, html, markdown, profiles, versions
 from perflab.store import Store
 
 
@@ -50,6 +50,14 @@ def write_report(store: Store, run_id: str = "last", out_dir: Path | None = None
     _write_whole(md_path, markdown.render(view, extras))
     by_version = _write_versions(view, folder, {p.target for p in extras.profiles})
     return ReportPaths(view.id, html_path, md_path, by_version)
+
+
+def write_ab_summary(view: results.RunView, found: list, fail_above: float | None) -> Path:
+    """ab.md beside the run's report: `perflab ab`'s verdicts as Markdown (a pipeline's job summary)."""
+    path = default_out_dir(view.id) / "ab.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_whole(path, ab_verdicts.markdown(view, found, fail_above))
+    return path
 
 
 def _write_versions(view: results.RunView, folder: Path, profiled: set[str]) -> Path | None:

@@ -23,7 +23,7 @@ from typing import Callable
 
 from perflab.analysis import ratios_ci
 from perflab.apps.libraries import LibraryChange, changes as library_changes
-from perflab.apps.versions import release_key, split_name
+from perflab.apps.versions import in_series, release_key, split_name
 from perflab.headline import cells as headline_cells
 from perflab.results import Cell, RunView
 
@@ -95,7 +95,11 @@ class Verdict:
 def judge(older: dict[int, float], newer: dict[int, float], lower_is_better: bool, in_rounds: bool = True) -> Verdict:
     """The verdict on newer against older from their launch values by round (or launch) number;
     paired only when the launches ran in rounds."""
-    ci = ratios_ci.interval(newer, older, in_rounds=in_rounds)
+    return verdict_of(ratios_ci.interval(newer, older, in_rounds=in_rounds), lower_is_better)
+
+
+def verdict_of(ci: ratios_ci.RatioInterval | None, lower_is_better: bool) -> Verdict:
+    """Faster or slower when the whole interval of newer / older lies on that side of 1."""
     if ci is None:
         return Verdict(TOO_FEW, None)
     if ci.low > 1:
@@ -131,7 +135,7 @@ def series(view: RunView) -> dict[tuple[str, str], list[str]]:
     for target in view.targets():
         name, _, mode = target.partition("/")
         app, version = split_name(name)
-        if version:
+        if in_series(version):
             found.setdefault((app, mode), set()).add(version)
     return {k: sorted(v, key=release_key) for k, v in found.items()}
 
@@ -146,12 +150,22 @@ def changes(view: RunView) -> list[Change]:
             measured = [v for v in versions if f"{app}@{v}/{mode}" in cells]
             for old, new in zip(measured, measured[1:]):
                 a, b = cells[f"{app}@{old}/{mode}"], cells[f"{app}@{new}/{mode}"]
-                verdict = judge(a.by_repeat(), b.by_repeat(), headline.lower_is_better, view.in_rounds(a))
+                verdict = verdict_of(_interval(view, b, a), headline.lower_is_better)
                 unequal = _unequal_load(offered, a, b) if headline.load_bound else ""
                 if unequal and verdict.verdict != TOO_FEW:
                     verdict = Verdict(UNEQUAL_LOAD, verdict.interval, unequal)
                 out.append(Change(app, mode, old, new, headline, a, b, verdict))
     return out
+
+
+def _interval(view: RunView, newer: Cell, older: Cell) -> ratios_ci.RatioInterval | None:
+    """newer / older as the run's findings give it: a round with a launch still warming up left out
+    (it measured a warm-up, not a steady state), and the ratio the rounds chased pooled with the
+    spread of earlier runs they pooled, so one ratio shows one interval wherever it is shown."""
+    chased = headline_cells(view)
+    label = f"{newer.target} / {older.target}"
+    prior = view.prior(label) if chased.get(newer.target) is newer and chased.get(older.target) is older else None
+    return view.interval(newer, older, prior, without=frozenset(newer.warming() | older.warming()))
 
 
 def _unequal_load(offered: dict[tuple[str, str], float], a: Cell, b: Cell) -> str:
