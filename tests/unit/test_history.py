@@ -24,31 +24,33 @@ NOISE = 0.01
 
 
 def _add_run(store: Store, n: int, rng, *, scale: dict[str, float] | None = None, plan: dict = PLAN,
-             env: dict = ENV, chase: float | None = None) -> str:
-    """One run: three launches per app/mode at BASE's levels (throughput times scale[target], the
+             env: dict = ENV, chase: float | None = None, base: dict = BASE) -> str:
+    """One run: three launches per app/mode at base's levels (throughput times scale[target], the
     per-request figures divided by it), each value with NOISE; started n minutes after the first."""
     run = store.begin_run(plan, {**env, "git": {"sha": f"{n:07x}" + "0" * 33, "dirty": False}})
     store.db.execute("UPDATE runs SET started_at=? WHERE id=?", (1_790_000_000 + 60 * n, run))
-    for target, base in BASE.items():
+    for target, level in base.items():
         app, mode = target.split("/")
         k = (scale or {}).get(target, 1.0)
         for r in range(3):
             def noisy(v: float) -> float:
                 return v * float(np.exp(rng.normal(0, NOISE)))
-            store.add_figure(run, app, mode, "startup", "ttfr_ms", noisy(base["ttfr"] / k), "ms", point="warm", repeat=r)
-            store.add_figure(run, app, mode, "startup", "rss_after_first_mb", noisy(base["rss"] / k), "MB",
+            store.add_figure(run, app, mode, "startup", "ttfr_ms", noisy(level["ttfr"] / k), "ms", point="warm", repeat=r)
+            store.add_figure(run, app, mode, "startup", "rss_after_first_mb", noisy(level["rss"] / k), "MB",
                              point="warm", repeat=r)
             at = {"point": "c=32", "params": {"connections": 32, "path": "/hello"}}
-            store.add_figure(run, app, mode, "steady", "rps", noisy(base["tput"] * k), "req/s", **at, repeat=r)
-            store.add_figure(run, app, mode, "steady", "app_cpu_ms_per_request", noisy(base["cpu"] / k), "ms",
+            store.add_figure(run, app, mode, "steady", "rps", noisy(level["tput"] * k), "req/s", **at, repeat=r)
+            store.add_figure(run, app, mode, "steady", "app_cpu_ms_per_request", noisy(level["cpu"] / k), "ms",
                              **at, repeat=r)
     for r in range(8 if chase else 0):  # the canary's pointer chase before and after each launch, noisy as on a VM
         for side in ("app", "load"):
             store.add_figure(run, "quarkus", "jvm", "canary", f"{side}_cache_ms",
                              chase * float(np.exp(rng.normal(0, 0.10))), "ms", point="before", repeat=r)
-    ratio = BASE["quarkus/jvm"]["tput"] * (scale or {}).get("quarkus/jvm", 1.0) / BASE["go-ref/jvm"]["tput"]
-    store.save_rounds(run, {"ratios": [
-        {"ratio": "quarkus/jvm / go-ref/jvm", "interval": {"estimate": ratio * float(np.exp(rng.normal(0, NOISE)))}}]})
+    if {"quarkus/jvm", "go-ref/jvm"} <= set(base):
+        k = {t: (scale or {}).get(t, 1.0) for t in base}
+        ratio = base["quarkus/jvm"]["tput"] * k["quarkus/jvm"] / (base["go-ref/jvm"]["tput"] * k["go-ref/jvm"])
+        store.save_rounds(run, {"ratios": [{"ratio": "quarkus/jvm / go-ref/jvm",
+                                            "interval": {"estimate": ratio * float(np.exp(rng.normal(0, NOISE)))}}]})
     store.finish_run(run, "done")
     return run
 
