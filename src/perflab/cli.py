@@ -347,10 +347,18 @@ def build_parser() -> argparse.ArgumentParser:
     hist.add_argument("--fail-on-change", action="store_true",
                       help="exit 1 when the newest run starts a change point (among the runs of its method on its "
                            "machine) that makes a headline figure worse by more than --threshold: lower "
-                           "throughput, higher time to first response, RSS or CPU per request (a CI gate); a "
-                           "change for the better, and any change of a headline ratio, is reported, not failed")
+                           "throughput, higher time to first response, RSS or CPU per request (a CI gate); each "
+                           "figure is taken over the same figure of its run's reference app/mode (the denominator "
+                           "of the run's first headline ratio, else go-reference/native), so a drift of the "
+                           "machine between runs cancels; a run with neither is judged on absolute figures, and "
+                           "says so; a change for the better, and any change of a headline ratio, is reported, "
+                           "not failed")
     hist.add_argument("--threshold", type=float, metavar="PCT",
                       help="with --fail-on-change: the percent a figure may get worse (default 5)")
+    hist.add_argument("--absolute", action="store_true",
+                      help="seek change points in (and gate on) each app/mode's figures as measured, not over its "
+                           "run's reference: a drift of the machine between runs then reads as a change of the "
+                           "code, and the reference's own figures are judged too")
     hist.set_defaults(func=_lab("cmd_history"))
 
     site_help = ("one static site of every stored run, opened from the file system with no server: an index of "

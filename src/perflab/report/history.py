@@ -7,7 +7,9 @@ series of one value per run (the median of its launches; the ratio's estimate), 
 perflab.analysis.changepoints finds where it moved. A series holds only the runs of one method on one
 machine: a run of another method (plan settings, versions, CPU) or on another host starts its own,
 so a change of method is never taken for a change of the code. `--fail-on-change` makes that a CI
-gate on the newest run.
+gate on the newest run. By default each app/mode's figure is taken over its run's reference
+app/mode's (perflab.report.history_basis), so a drift of the machine between runs cancels;
+`--absolute` takes the figures as measured.
 
 Each headline ratio is also answered across the complete runs of its series since its last change
 point (ratios_ci.across_runs: each run one observation): the answer a short plan's runs give
@@ -29,6 +31,7 @@ from perflab.migrate import open_store
 from perflab.paths import work_dir
 from perflab.present import charts
 from perflab.present.fine_print import fine_print
+from perflab.report import history_basis
 from perflab.report.version_changes import HEADLINES
 from perflab.store import Store
 
@@ -80,7 +83,7 @@ def _ticks(views: list[results.RunView]) -> list[tuple[int, str]]:
 @dataclass(frozen=True)
 class Change:
     """A change point of one figure in the runs of one method on one machine."""
-    figure: str                  # "steady-state throughput, quarkus/jvm" or "headline ratio a/jvm / b/jvm"
+    figure: str                  # "steady-state throughput, a/jvm / b/jvm" (over the run's reference), or as measured
     unit: str
     headline: str                # the headline's key, or "ratio"
     lower_is_better: bool | None  # None: a ratio, better neither way (its apps' own figures say which moved)
@@ -96,21 +99,6 @@ class Change:
         w = self.worse_pct()
         way = "" if w is None or w == 0 else (" (worse)" if w > 0 else " (better)")
         return f"{self.figure}: {self.point.text()}{way}" + (f"; {self.host}" if self.host else "")
-
-
-def _series_figures(view: results.RunView) -> dict[tuple[str, str, str, bool | None], float]:
-    """The run's value of each figure a series is made of: (figure, unit, headline key, lower is better)."""
-    out: dict[tuple[str, str, str, bool | None], float] = {}
-    for headline in HEADLINES:
-        if headline.load_bound:  # offered a share of each run's own throughput: not one load across runs
-            continue
-        for target, cell in headline.cells(view).items():
-            out[(f"{headline.title}, {target}", headline.unit, headline.key, headline.lower_is_better)] = \
-                cell.summary.median
-    for ratio in (view.rounds or {}).get("ratios") or []:
-        if ratio.get("interval"):
-            out[(f"headline ratio {ratio['ratio']}", "x", "ratio", None)] = ratio["interval"]["estimate"]
-    return out
 
 
 def series_groups(views: list[results.RunView]) -> dict[tuple[str, str], list[results.RunView]]:
@@ -137,21 +125,22 @@ def host_moved(before: list[dict[str, float]], after: list[dict[str, float]]) ->
             f"medians: {', '.join(moved)}): the figure may follow the host, not the code")
 
 
-def changes(views: list[results.RunView], max_pvalue: float = changepoints.MAX_PVALUE) -> list[Change]:
-    """Every change point of every headline figure, within each (method, machine) group of runs,
-    each with whether the host's shared cache moved at the same runs."""
+def changes(views: list[results.RunView], max_pvalue: float = changepoints.MAX_PVALUE, *,
+            absolute: bool = False) -> list[Change]:
+    """Every change point of every headline figure (over each run's reference, or as measured with
+    `absolute`: history_basis.figures), within each (method, machine) group of runs, each with
+    whether the host's shared cache moved at the same runs."""
     out = []
     for (method, where), group in series_groups(views).items():
-        values = [_series_figures(v) for v in group]
+        values = [history_basis.figures(v, absolute) for v in group]
         chase = {v.id: v.canary_medians() for v in group}
         for key in dict.fromkeys(k for vals in values for k in vals):
-            figure, unit, headline, lower = key
             series = [(v.id, vals[key]) for v, vals in zip(group, values) if key in vals]
             ids = [run for run, _ in series]
             for cp in changepoints.find(series, max_pvalue):
                 host = host_moved([chase[r] for r in ids[cp.index - cp.n_before:cp.index]],
                                   [chase[r] for r in ids[cp.index:cp.index + cp.n_after]])
-                out.append(Change(figure, unit, headline, lower, method, where, cp, host))
+                out.append(Change(key.name, key.unit, key.headline, key.lower_is_better, method, where, cp, host))
     return out
 
 
@@ -273,7 +262,16 @@ def _method_lines(views: list[results.RunView]) -> list[str]:
     return out
 
 
-def _changes_html(views: list[results.RunView], found: list[Change]) -> list[str]:
+def _basis_html(views: list[results.RunView], absolute: bool) -> str:
+    rule = "" if absolute else (
+        "each app/mode's figure over the same figure of its run's reference app/mode (the denominator of the run's "
+        f"first headline ratio, else {history_basis.GO_REFERENCE}; the table of runs names each run's), so a drift "
+        "of the machine that moves both alike cancels; a run with no reference is taken as measured. The newest run: ")
+    return (f"<p>The basis of the change points and of the gate (--fail-on-change): "
+            f"{escape(rule + '; '.join(history_basis.lines(views, absolute)))}.</p>")
+
+
+def _changes_html(views: list[results.RunView], found: list[Change], absolute: bool = False) -> list[str]:
     groups = series_groups(views)
     out = ["<h2>Change points</h2>",
            f"<p>Sought in each headline figure's series of runs (the median of each run's launches; a ratio's "
@@ -283,7 +281,7 @@ def _changes_html(views: list[results.RunView], found: list[Change]) -> list[str
            f"{100 * changepoints.CONFIDENCE:g} % Student interval on the logs of the runs on either side. About 2 % "
            "of flat series of a dozen runs show a change by chance; a group of fewer than three runs has "
            "none. The p99 at the open-loop point is left out: each run offers it a share of its own "
-           "throughput, not one load.</p>"]
+           "throughput, not one load.</p>", _basis_html(views, absolute)]
     moved = _method_lines(views)
     if moved:
         out.append("<p>Where the method or the machine changed (a new series starts):</p><ul>"
@@ -321,19 +319,22 @@ def _across_html(answers: list[Across]) -> list[str]:
                   f"<tbody>{rows}</tbody></table>"]
 
 
-def render(plan_name: str, views: list[results.RunView], found: list[Change] | None = None) -> str:
-    found = changes(views) if found is None else found
+def render(plan_name: str, views: list[results.RunView], found: list[Change] | None = None, *,
+           absolute: bool = False) -> str:
+    """The page; `found` must have been sought on the basis `absolute` names (changes())."""
+    found = changes(views, absolute=absolute) if found is None else found
     shown = history_charts(views, found)
     ticks = dict(_ticks(views))
     rows = "".join(f"<tr><td>{escape(v.id)}</td><td>{escape(ticks[i])}</td><td>{escape(v.status)}</td>"
-                   f"<td>{escape(_git(v))}</td><td>{escape(v.method_hash)}</td><td>{escape(machine(v))}</td></tr>"
+                   f"<td>{escape(_git(v))}</td><td>{escape(v.method_hash)}</td><td>{escape(machine(v))}</td>"
+                   f"<td>{escape(history_basis.of_run(v, absolute))}</td></tr>"
                    for i, v in enumerate(views))
     body = [f"<h1>History of plan {escape(plan_name)}</h1>",
             f"<p>{len(views)} stored run(s). Runs of another method (plan settings, versions, CPU) or machine are "
             "drawn beside the others, a dotted line where it changed; their change points are sought apart.</p>",
             "<table><thead><tr><th>run</th><th>tick</th><th>status</th><th>git</th><th>method</th><th>machine</th>"
-            f"</tr></thead><tbody>{rows}</tbody></table>", *_across_html(across(views, found)),
-            *_changes_html(views, found)]
+            f"<th>figures judged</th></tr></thead><tbody>{rows}</tbody></table>", *_across_html(across(views, found)),
+            *_changes_html(views, found, absolute)]
     if shown:
         body.append(charts.plotted(shown, "hchart", fine_print(views)))
     else:
@@ -346,7 +347,7 @@ def render(plan_name: str, views: list[results.RunView], found: list[Change] | N
 
 
 def cli_history(args) -> int:
-    """`perflab history PLAN [--out FILE] [--fail-on-change [--threshold PCT]]`."""
+    """`perflab history PLAN [--out FILE] [--fail-on-change [--threshold PCT]] [--absolute]`."""
     store = open_store()
     views = runs_of(store, args.plan)
     if not views:
@@ -355,10 +356,13 @@ def cli_history(args) -> int:
                        fix=f"plans with stored runs: {', '.join(names) or '(none)'}")
     path = Path(args.out) if args.out else work_dir() / "reports" / f"history-{args.plan}.html"
     path.parent.mkdir(parents=True, exist_ok=True)
-    found = changes(views)
-    path.write_text(render(args.plan, views, found), encoding="utf-8")
+    absolute = bool(getattr(args, "absolute", False))
+    found = changes(views, absolute=absolute)
+    path.write_text(render(args.plan, views, found, absolute=absolute), encoding="utf-8")
     print(f"history of plan {args.plan}: {len(views)} run(s), {views[0].id} to {views[-1].id}; "
           f"{len(found)} change point(s)", flush=True)
+    for line in history_basis.lines(views, absolute):
+        print(f"  {line}", flush=True)
     for answer in across(views, found):
         print(f"  {answer.text()}", flush=True)
     print(f"  {path}", flush=True)
