@@ -283,6 +283,9 @@ def describe_settings() -> str:
             default = "(required)" if f.is_required() else _toml(f.default)
             lines.append(f"  {prefix}{key} = {default}{' ' + unit if unit else ''}  # {f.description or ''}".rstrip(" #"))
         lines.append("")
+        for key, f in model.model_fields.items():  # a table's own tables (e.g. [ab.base]) after it
+            if title and isinstance(f.annotation, type) and issubclass(f.annotation, Settings):
+                table(f"{title}.{key}", f.annotation)
 
     root = schema()
     table("", root)
