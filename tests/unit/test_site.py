@@ -6,6 +6,7 @@ relative and leading to a file of the site; the headline ratios in the index; pl
 from __future__ import annotations
 
 import html as html_lib
+import json
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from perflab import cli, results
-from perflab.report import site as site_mod
+from perflab.report import findings, site as site_mod
 from perflab.store import Store
 from tests.unit.test_history import PLAN as WATCH, _add_run
 from tests.unit.test_report import ENV, QJVM, SPRING, make_run
@@ -125,6 +126,36 @@ def test_plotly_is_written_once_beside_the_pages_and_no_page_inlines_it(built):
     assert drawing >= len(built[2]) + len(site.plans)  # the synthetic runs' reports and the histories draw charts
 
 
+def _ratio_chart(page: str) -> dict | None:
+    """The history page's chart of the headline ratios, from the specs it draws its charts from."""
+    m = re.search(r"const specs = (.*?);specs\.forEach", page, re.S)
+    return next((c for c in json.loads(m.group(1)) if c["layout"]["title"]["text"] == "headline ratios"), None)
+
+
+def test_each_plan_s_history_charts_every_run_s_headline_ratios_with_their_intervals_oldest_first(built):
+    site, store, synthetic, watch = built
+    root = site.index.parent
+    for plan, ids in (("synthetic", synthetic), (WATCH["name"], watch)):
+        chart = _ratio_chart((root / site_mod.history_page(plan)).read_text())
+        assert chart, plan
+        found = {run_id: {f"{r.numerator} / {r.denominator} {r.what}": r
+                          for r in findings.ratio_findings(results.load(store, run_id))} for run_id in ids}
+        lines = [t for t in chart["data"] if t.get("showlegend") is not False]
+        assert {t["name"] for t in lines} == {label for by_label in found.values() for label in by_label}
+        for line in lines:
+            runs = [re.search(r"run (\S+) \(", tip).group(1) for tip in line["hovertext"]]
+            assert runs == ids  # a point per run, oldest first
+            ratios = [found[run_id][line["name"]] for run_id in runs]
+            assert [round(x) for x in line["x"]] == list(range(len(ids)))
+            assert line["y"] == pytest.approx([r.interval.estimate for r in ratios])
+            bars = line["error_y"]
+            assert [y + up for y, up in zip(line["y"], bars["array"])] == pytest.approx(
+                [r.interval.high for r in ratios])
+            assert [y - down for y, down in zip(line["y"], bars["arrayminus"])] == pytest.approx(
+                [r.interval.low for r in ratios])
+            assert all(("not settled" in tip) != r.settled for tip, r in zip(line["hovertext"], ratios))
+
+
 def test_perflab_site_writes_to_out_and_says_where(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PERFLAB_WORKDIR", str(tmp_path / "work"))
     store = Store()
@@ -138,6 +169,8 @@ def test_perflab_site_writes_to_out_and_says_where(tmp_path, monkeypatch, capsys
     assert "site of 1 run(s), 1 plan history(ies), 0 comparison(s)" in said
     assert (out / "index.html").as_uri() in said
     assert (out / site_mod.report_page(run)).is_file()
+    # one run is no history: its plan's page draws no chart of the headline ratios
+    assert _ratio_chart((out / site_mod.history_page("synthetic")).read_text()) is None
 
 
 def test_site_help_says_what_the_site_holds(capsys):
