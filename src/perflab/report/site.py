@@ -1,9 +1,11 @@
 """`perflab site [--out DIR]`: one static site of everything the results file holds, which opens
 from the file system with no server.
 
-    index.html                   every run: plan, start, git, method, machine, status, headline ratios
+    index.html                   a row per headline ratio of each run (its estimate, interval, settled or
+                                 not; the run's plan, start, machine, status, git, method), sortable
     runs/RUN/report.html         each run's report (`perflab report`), report.md, versions.html by version
-    history/PLAN.html            each plan's runs over time with their change points (`perflab history`)
+    history/PLAN.html            each plan's runs over time, its headline ratios' chart among them, with
+                                 their change points (`perflab history`)
     compare/A-vs-B.html          each run against the one before it in its series (`perflab compare A B`)
     assets/plotly.js             plotly.js, once for every page
 
