@@ -361,10 +361,12 @@ def build_parser() -> argparse.ArgumentParser:
                            "code, and the reference's own figures are judged too")
     hist.set_defaults(func=_lab("cmd_history"))
 
-    site_help = ("one static site of every stored run, opened from the file system with no server: an index of "
-                 "the runs (plan, start, git, method, machine, status, headline ratios with their 95 %% intervals), "
-                 "each run's report, each plan's history with its change points, each run's version comparison "
-                 "and a comparison of each run with the one before it (same plan, method and machine)")
+    site_help = ("one static site of every stored run, opened from the file system with no server: an index "
+                 "with a row per headline ratio of each run (its estimate, 95 %% interval and whether it settled, "
+                 "beside the run's plan, start, machine, status, git and method), sorted by a click on a column's "
+                 "header; each run's report, each plan's history with its headline ratios charted across its runs "
+                 "and its change points, each run's version comparison and a comparison of each run with the one "
+                 "before it (same plan, method and machine)")
     site = sub.add_parser("site", help=site_help, description=site_help.replace("%%", "%"),
                           epilog="Every link is relative: the folder can be copied, zipped or served as it is; "
                                  "open DIR/index.html in a browser. Building it rewrites the pages it holds.")

@@ -82,7 +82,7 @@ def test_the_index_opens_from_disk_and_its_links_lead_to_a_drawn_report_and_hist
     assert index_url.startswith("file://")
     index = _open(browser, tmp_path, index_url, "index")
     anchors = _anchors(index)
-    assert len([a for a in anchors if a[1] in built.runs]) == len(built.runs)  # every run is named by a link
+    assert {a[1] for a in anchors if a[1] in built.runs} == set(built.runs)  # every run is named by a link
 
     report_href = next(href for href, text in anchors if text == runs[-1])
     report_url = urljoin(index_url, report_href)
@@ -102,3 +102,29 @@ def test_the_index_opens_from_disk_and_its_links_lead_to_a_drawn_report_and_hist
     drawn = _drawn(history)
     assert drawn > 0 and drawn == len(re.findall(r'<div id="hchart-\d+"', history))
     assert "main-svg" in history  # Plotly drew SVG, so plotly.js came from assets/ over file://
+
+
+def _estimates(dom: str) -> list[float | None]:
+    """The estimate each row of the index sorts by, in the rows' order (None: a row without one)."""
+    headers = re.findall(r"<th(?: [^>]*)?>(.*?)</th>", dom)
+    at = headers.index("estimate")
+    out = []
+    for row in re.findall(r"<tr data-run=.*?</tr>", dom, re.S):
+        value = re.search(r'data-value="([^"]*)"', re.findall(r"<td([^>]*)>", row)[at])
+        out.append(float(value.group(1)) if value else None)
+    return out
+
+
+def test_a_click_on_the_estimate_s_header_sorts_the_index_by_it_as_numbers(browser, site, tmp_path):
+    built, _ = site
+    written = built.index.read_text()
+    before = _estimates(written)
+    assert before != sorted(before, key=lambda v: (v is None, v))  # newest first is not already that order
+    # the same index, and a script that clicks the header as a reader would
+    click = '<script>[...document.querySelectorAll("th")].find(th => th.textContent === "estimate").click()</script>'
+    clicked = built.index.with_name("index-clicked.html")
+    clicked.write_text(written.replace("</body>", click + "</body>"), encoding="utf-8")
+    dom = _open(browser, tmp_path, clicked.as_uri(), "clicked")
+    after = _estimates(dom)
+    assert sorted(after, key=lambda v: (v is None, v)) == after and sorted(before, key=str) == sorted(after, key=str)
+    assert re.search(r'<th data-sort="num" aria-sort="ascending">estimate</th>', dom)

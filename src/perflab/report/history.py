@@ -1,6 +1,7 @@
 """`perflab history PLAN`: the headline figures of every stored run of a plan over time, one chart
-per figure with a line per app/mode (each run's median and the median's 95 % interval), so a drift
-across many runs is visible, not only the change between two.
+per figure with a line per app/mode (each run's median and the median's 95 % interval), and one of
+the headline ratios (each run's estimate and its 95 % interval), so a drift across many runs is
+visible, not only the change between two.
 
 Each headline figure of each app/mode, and each headline ratio of the runs in rounds, is also a
 series of one value per run (the median of its launches; the ratio's estimate), in which
@@ -20,7 +21,7 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from perflab.migrate import open_store
 from perflab.paths import work_dir
 from perflab.present import charts
 from perflab.present.fine_print import fine_print
-from perflab.report import history_basis
+from perflab.report import findings, history_basis
 from perflab.report.version_changes import HEADLINES
 from perflab.store import Store
 
@@ -220,9 +221,28 @@ def _mark(chart: charts.Chart, x: float, text: str, color: str) -> None:
                            annotation_position="top", annotation_font={"size": 10, "color": color})
 
 
-def history_charts(views: list[results.RunView], found: list[Change] | None = None) -> list[charts.Chart]:
-    ticks = _ticks(views)
+def _over_runs(views: list[results.RunView], found: list[Change] | None, key: str, title: str,
+               series: list[charts.Series], y: charts.Axis) -> charts.Chart | None:
+    """A chart of one headline's series across the runs, a tick per run, oldest first: a dotted line
+    where the method or the machine changed, a red one at each change point of that headline."""
+    chart = charts.line_chart(title, series, charts.Axis("run (oldest first)", ticks=_ticks(views)), y,
+                              key=f"history-{key}")
+    if chart is None:
+        return None
+    # the labels slant back from their ticks, so the newest run's is not pushed past the page's edge
+    chart.figure.update_xaxes(tickangle=-30, ticklabeloverflow="allow")
+    for i in range(1, len(views)):
+        if (views[i].method_hash, machine(views[i])) != (views[i - 1].method_hash, machine(views[i - 1])):
+            _mark(chart, i - 0.5, "method or machine changed", "#888")
     position = {v.id: i for i, v in enumerate(views)}
+    for c in found or []:
+        if c.headline == key and c.point.run_after in position:
+            _mark(chart, position[c.point.run_after] - 0.5,
+                  f"{c.figure.rsplit(', ', 1)[-1].removeprefix('headline ratio ')} {c.point.size:+.0%}", "#c0392b")
+    return chart
+
+
+def history_charts(views: list[results.RunView], found: list[Change] | None = None) -> list[charts.Chart]:
     out = []
     for headline in HEADLINES:
         by_target: dict[str, list[charts.Point]] = {}
@@ -234,22 +254,41 @@ def history_charts(views: list[results.RunView], found: list[Change] | None = No
                                  f"run {view.id}: {s.n} values"))
         series = [charts.Series(t, charts.PALETTE[i % len(charts.PALETTE)], pts)
                   for i, (t, pts) in enumerate(sorted(by_target.items()))]
-        chart = charts.line_chart(headline.title, series, charts.Axis("run (oldest first)", ticks=ticks),
-                                  charts.Axis(f"{headline.title} ({headline.unit})", zero=True),
-                                  key=f"history-{headline.key}")
-        if chart is None:
-            continue
-        # the labels slant back from their ticks, so the newest run's is not pushed past the page's edge
-        chart.figure.update_xaxes(tickangle=-30, ticklabeloverflow="allow")
-        for i in range(1, len(views)):
-            if (views[i].method_hash, machine(views[i])) != (views[i - 1].method_hash, machine(views[i - 1])):
-                _mark(chart, i - 0.5, "method or machine changed", "#888")
-        for c in found or []:
-            if c.headline == headline.key and c.point.run_after in position:
-                _mark(chart, position[c.point.run_after] - 0.5,
-                      f"{c.figure.rsplit(', ', 1)[-1]} {c.point.size:+.0%}", "#c0392b")
-        out.append(chart)
+        chart = _over_runs(views, found, headline.key, headline.title, series,
+                           charts.Axis(f"{headline.title} ({headline.unit})", zero=True))
+        if chart is not None:
+            out.append(chart)
     return out
+
+
+def ratio_chart(views: list[results.RunView], found: list[Change] | None = None) -> charts.Chart | None:
+    """Each run's headline ratios as its report gives them (findings.ratio_findings: the estimate and
+    its 95 % interval), a line per ratio; None unless two runs have one with an interval, since one
+    run is no history. A ratio from one launch a side has no interval and is left out."""
+    by_ratio: dict[str, list[charts.Point]] = {}
+    for x, view in enumerate(views):
+        for r in findings.ratio_findings(view):
+            if (ci := r.interval) is not None:
+                by_ratio.setdefault(f"{r.numerator} / {r.denominator} {r.what}", []).append(
+                    charts.Point(x, ci.estimate, ci.low, ci.high,
+                                 note=f"run {view.id} ({'settled' if r.settled else 'not settled'})"))
+    if len({p.x for points in by_ratio.values() for p in points}) < 2:
+        return None
+    # the ratios of one run sit side by side at its tick, so one's interval does not hide another's
+    step = min(0.1, 0.6 / len(by_ratio))
+    series = [charts.Series(label, charts.PALETTE[i % len(charts.PALETTE)],
+                            [replace(p, x=p.x + (i - (len(by_ratio) - 1) / 2) * step) for p in points])
+              for i, (label, points) in enumerate(by_ratio.items())]
+    # a throughput ratio near 1 beside a start-up ratio of 40 would be a flat line on a linear axis
+    log = charts.spans_decades([p.y for points in by_ratio.values() for p in points], factor=10)
+    chart = _over_runs(views, found, "ratio", "headline ratios", series, charts.Axis("ratio A / B (x)", log=log))
+    if chart is None:
+        return None
+    chart.figure.update_xaxes(range=[-0.5, len(views) - 0.5])  # room for the ratios set beside each tick
+    chart.figure.add_hline(y=1, line={"color": "#888", "width": 1})
+    chart.note = ("Each point is a run's estimate of the ratio, its bar the ratio's 95 % interval from the run's "
+                  "launches, as the run's report gives them; 1 is parity.")
+    return chart
 
 
 def _method_lines(views: list[results.RunView]) -> list[str]:
@@ -323,7 +362,7 @@ def render(plan_name: str, views: list[results.RunView], found: list[Change] | N
            absolute: bool = False) -> str:
     """The page; `found` must have been sought on the basis `absolute` names (changes())."""
     found = changes(views, absolute=absolute) if found is None else found
-    shown = history_charts(views, found)
+    shown = [c for c in [ratio_chart(views, found)] if c is not None] + history_charts(views, found)
     ticks = dict(_ticks(views))
     rows = "".join(f"<tr><td>{escape(v.id)}</td><td>{escape(ticks[i])}</td><td>{escape(v.status)}</td>"
                    f"<td>{escape(_git(v))}</td><td>{escape(v.method_hash)}</td><td>{escape(machine(v))}</td>"
