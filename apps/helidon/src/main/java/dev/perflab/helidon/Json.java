@@ -25,6 +25,11 @@ final class Json {
             throw new ApiException(Status.UNSUPPORTED_MEDIA_TYPE_415,
                     "the body must be application/json, not " + (mediaType.isEmpty() ? "missing" : mediaType));
         }
+        // A request without a body (Content-Length: 0) has no entity, and reading one would throw
+        // IllegalStateException: a 500 for what is the client's error.
+        if (!req.content().hasEntity()) {
+            throw ApiException.badRequest("a JSON body is required");
+        }
         JsonNode node;
         try {
             node = MAPPER.readTree(req.content().as(String.class));
