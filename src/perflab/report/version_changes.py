@@ -23,7 +23,7 @@ from typing import Callable
 
 from perflab.analysis import ratios_ci
 from perflab.apps.libraries import LibraryChange, changes as library_changes
-from perflab.apps.versions import in_series, release_key, split_name
+from perflab.apps.versions import REVISIONS, in_series, release_key, split_name
 from perflab.headline import cells as headline_cells
 from perflab.results import Cell, RunView
 
@@ -222,6 +222,10 @@ class AlsoChanged:
         return f"{self.app} {self.older} -> {self.newer}: " + ". ".join(said)
 
 
+def is_revision(version: str) -> bool:
+    return version in REVISIONS
+
+
 def _overlay_text(older: str, newer: str, overlays: dict) -> str:
     a, b = overlays.get(older), overlays.get(newer)
     if a == b:
@@ -251,8 +255,9 @@ def also_changed(view: RunView) -> list[AlsoChanged]:
             a, b = libs.get(f"{app}@{old}"), libs.get(f"{app}@{new}")
             if a is None or b is None:
                 found, unread = None, "the libraries its builds bundle were not recorded (a run stored before they were)"
-            elif not a and not b:
-                found, unread = None, "its builds bundle no jars to read (not a JVM build: the toolchain is the change)"
+            elif not a and not b:  # for two framework versions of a native app, the toolchain is the change
+                found, unread = None, "its builds bundle no jars to read (not a JVM build" + \
+                    ("" if is_revision(old) else ": the toolchain is the change") + ")"
             else:
                 found, unread = library_changes(a, b), ""
             out.append(AlsoChanged(app, old, new, _overlay_text(f"{app}@{old}", f"{app}@{new}", overlays), found,
