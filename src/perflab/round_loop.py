@@ -106,8 +106,9 @@ class RoundsLoop:
             if n > self.planned:
                 lab.progress.steps.append(Step(f"round {n}", sum(expected[label] for label in who)))
                 lab.progress.message(f"round {n}: " + "; ".join(
-                    f"{s.pair.label} +-{s.interval.half_width:.1%}" for s in states_now if s.interval is not None)
-                    + f" (target +-{cfg.target:.0%}): {', '.join(who)} again")
+                    f"{s.pair.label} +-{s.interval.half_width:.1%}" if s.interval is not None else
+                    f"{s.pair.label} no interval yet (fewer than two rounds with both launches steady)"
+                    for s in states_now) + f" (target +-{cfg.target:.0%}): {', '.join(who)} again")
             else:
                 settled = [self.entrants[label].target for label in who
                            if label in self.chasing and label not in unsettled]

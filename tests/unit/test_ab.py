@@ -7,6 +7,7 @@ import pytest
 
 from perflab import plan as plans, results
 from perflab.report import ab_verdicts
+from perflab.report.version_changes import also_changed
 from perflab.results import NOT_STEADY_FLAG
 from perflab.store import Store
 
@@ -16,14 +17,14 @@ JITTER = {1: 1.004, 2: 0.997, 3: 1.002, 4: 0.998, 5: 1.001, 6: 0.999}
 
 
 def _ab_run(store: Store, head_factor: float, n_rounds: int, target: float = 0.05,
-            warming: dict[int, float] | None = None) -> results.RunView:
+            warming: dict[int, float] | None = None, head_dir: str = "/h") -> results.RunView:
     """A stored A/B run: throughput and CPU per request per round for base and head, head's
     throughput `head_factor` times base's (its CPU per request the inverse); `warming`: rounds whose
     head launch was still warming up, with the factor it measured."""
     plan = plans.load("quick").data
     run = store.begin_run({**plan, "name": "ab-quick", "rounds": {**plan["rounds"], "target": target},
                            "ab": {"base": {"dir": "/b", "rev": "main", "sha": "a" * 40, "dirty": False},
-                                  "head": {"dir": "/h", "rev": "", "sha": "b" * 40, "dirty": True}}}, {})
+                                  "head": {"dir": head_dir, "rev": "", "sha": "b" * 40, "dirty": True}}}, {})
     store.save_rounds(run, {"seed": 1, "orders": []})
     for side, factor in (("base", 1.0), ("head", head_factor)):
         for r in range(1, n_rounds + 1):
@@ -74,3 +75,10 @@ def test_a_round_whose_head_was_still_warming_up_is_left_out_of_the_verdict(work
     assert found.interval.n == 5 and found.verdict == ab_verdicts.NO_CHANGE
     page = ab_verdicts.markdown(view, list(_by_figure(view).values()), 5)
     assert "| svc/jvm | steady-state throughput |" in page and "gate: passed" in page
+
+
+def test_an_aa_run_of_one_build_is_not_said_to_lack_its_libraries(workdir):
+    [one] = also_changed(_ab_run(Store(), 1.0, 2, head_dir="/b"))
+    assert "one build of one commit" in one.text()
+    [apart] = also_changed(_ab_run(Store(), 1.0, 2))
+    assert "one build" not in apart.text()

@@ -253,7 +253,10 @@ def also_changed(view: RunView) -> list[AlsoChanged]:
                 continue
             seen.add((app, old, new))
             a, b = libs.get(f"{app}@{old}"), libs.get(f"{app}@{new}")
-            if a is None or b is None:
+            ab = view.plan.get("ab") or {}
+            if is_revision(old) and (ab.get(old) or {}).get("dir") == (ab.get(new) or {}).get("dir"):
+                found, unread = None, "both sides are one build of one commit (an A/A run)"
+            elif a is None or b is None:
                 found, unread = None, "the libraries its builds bundle were not recorded (a run stored before they were)"
             elif not a and not b:  # for two framework versions of a native app, the toolchain is the change
                 found, unread = None, "its builds bundle no jars to read (not a JVM build" + \
