@@ -77,10 +77,6 @@ def _verdict(change: Change, within: float, least: int) -> str:
     return NOT_SETTLED
 
 
-def is_ab(view: RunView) -> bool:
-    return bool(((view.plan.get("ab") or {}).get(BASE) or {}).get("dir"))
-
-
 def within_of(view: RunView) -> float:
     """X of "no change within +-X": the target the rounds settled the ratio to."""
     return (view.plan.get("rounds") or {}).get("target") or 0.05

@@ -144,13 +144,14 @@ def changes(view: RunView) -> list[Change]:
     """Every consecutive pair of versions of every app/mode, judged on every headline figure both have."""
     out = []
     offered = {(c.target, c.point): c.summary.median for c in view.find("steady", "offered_rate")}
+    chased = headline_cells(view)
     for headline in HEADLINES:
         cells = headline.cells(view)
         for (app, mode), versions in series(view).items():
             measured = [v for v in versions if f"{app}@{v}/{mode}" in cells]
             for old, new in zip(measured, measured[1:]):
                 a, b = cells[f"{app}@{old}/{mode}"], cells[f"{app}@{new}/{mode}"]
-                verdict = verdict_of(_interval(view, b, a), headline.lower_is_better)
+                verdict = verdict_of(_interval(view, b, a, chased), headline.lower_is_better)
                 unequal = _unequal_load(offered, a, b) if headline.load_bound else ""
                 if unequal and verdict.verdict != TOO_FEW:
                     verdict = Verdict(UNEQUAL_LOAD, verdict.interval, unequal)
@@ -158,11 +159,10 @@ def changes(view: RunView) -> list[Change]:
     return out
 
 
-def _interval(view: RunView, newer: Cell, older: Cell) -> ratios_ci.RatioInterval | None:
+def _interval(view: RunView, newer: Cell, older: Cell, chased: dict[str, Cell]) -> ratios_ci.RatioInterval | None:
     """newer / older as the run's findings give it: a round with a launch still warming up left out
     (it measured a warm-up, not a steady state), and the ratio the rounds chased pooled with the
     spread of earlier runs they pooled, so one ratio shows one interval wherever it is shown."""
-    chased = headline_cells(view)
     label = f"{newer.target} / {older.target}"
     prior = view.prior(label) if chased.get(newer.target) is newer and chased.get(older.target) is older else None
     return view.interval(newer, older, prior, without=frozenset(newer.warming() | older.warming()))
@@ -222,10 +222,6 @@ class AlsoChanged:
         return f"{self.app} {self.older} -> {self.newer}: " + ". ".join(said)
 
 
-def is_revision(version: str) -> bool:
-    return version in REVISIONS
-
-
 def _overlay_text(older: str, newer: str, overlays: dict) -> str:
     a, b = overlays.get(older), overlays.get(newer)
     if a == b:
@@ -254,13 +250,13 @@ def also_changed(view: RunView) -> list[AlsoChanged]:
             seen.add((app, old, new))
             a, b = libs.get(f"{app}@{old}"), libs.get(f"{app}@{new}")
             ab = view.plan.get("ab") or {}
-            if is_revision(old) and (ab.get(old) or {}).get("dir") == (ab.get(new) or {}).get("dir"):
+            if old in REVISIONS and (ab.get(old) or {}).get("dir") == (ab.get(new) or {}).get("dir"):
                 found, unread = None, "both sides are one build of one commit (an A/A run)"
             elif a is None or b is None:
                 found, unread = None, "the libraries its builds bundle were not recorded (a run stored before they were)"
             elif not a and not b:  # for two framework versions of a native app, the toolchain is the change
                 found, unread = None, "its builds bundle no jars to read (not a JVM build" + \
-                    ("" if is_revision(old) else ": the toolchain is the change") + ")"
+                    ("" if old in REVISIONS else ": the toolchain is the change") + ")"
             else:
                 found, unread = library_changes(a, b), ""
             out.append(AlsoChanged(app, old, new, _overlay_text(f"{app}@{old}", f"{app}@{new}", overlays), found,
