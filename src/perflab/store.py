@@ -150,10 +150,13 @@ def method_hash(plan: dict, environment: dict) -> str:
     """What must be equal for two runs to be compared: the plan (minus its name, description and
     reductions, and the rounds' stopping rule), the machine's CPU model and core count, and the
     versions of JDKs, frameworks and drivers."""
-    # the cost model's assumptions and a plan's record of its own duration change no measurement; an
-    # A/B run's revisions are what it measures, not how
+    # the cost model's assumptions and a plan's record of its own duration change no measurement
     relevant_plan = {k: v for k, v in plan.items()
                      if k not in ("name", "description", "reductions", "measured", "cost", "ab")}
+    if (plan.get("ab") or {}).get("base", {}).get("dir"):
+        # an A/B run measures two commits: only runs of the same two pool their spread or count as
+        # repeats of it (where the worktrees lie and how a revision was named change nothing)
+        relevant_plan["ab"] = {role: {k: side.get(k) for k in ("sha", "dirty")} for role, side in plan["ab"].items()}
     if isinstance(plan.get("rounds"), dict):
         relevant_plan["rounds"] = {k: v for k, v in plan["rounds"].items() if k not in ROUNDS_NOT_METHOD}
     if plan.get("placement", {}).get("postgres_url"):

@@ -49,6 +49,20 @@ def test_method_hash_changes_with_plan_limits_and_versions_but_not_the_name():
     assert base != store.method_hash({"name": "a", "limits": {"cpus": 1}}, {**ENV, "jdks": {"17": "17.0.16"}})
 
 
+def test_an_ab_runs_method_holds_its_two_commits_but_not_where_they_were_checked_out():
+    def ab(base_sha: str, head_sha: str, where: str = "/w", dirty: bool = False) -> dict:
+        side = lambda sha, rev: {"dir": f"{where}/{sha}", "rev": rev, "sha": sha, "dirty": dirty}  # noqa: E731
+        return {"name": "ab-quick", "limits": {"cpus": 1}, "ab": {"base": side(base_sha, "main"), "head": side(head_sha, "")}}
+    one = store.method_hash(ab("a1", "b1"), ENV)
+    assert one == store.method_hash(ab("a1", "b1", where="/elsewhere"), ENV)
+    assert one != store.method_hash(ab("a1", "b2"), ENV)  # another head: another experiment, never pooled
+    assert one != store.method_hash(ab("a1", "b1", dirty=True), ENV)
+    # a plan without an A/B run keeps the method hash it had before the [ab] table existed
+    empty = {"base": {"dir": "", "rev": "", "sha": "", "dirty": False}, "head": {"dir": "", "rev": "", "sha": "", "dirty": False}}
+    assert store.method_hash({"name": "q", "limits": {"cpus": 1}, "ab": empty}, ENV) == \
+        store.method_hash({"name": "q", "limits": {"cpus": 1}}, ENV)
+
+
 def test_how_many_rounds_a_run_buys_and_the_plans_prose_are_not_part_of_its_method():
     plan = {"name": "q", "reductions": ["2 rounds"], "steady": {"warmup_max_s": 120},
             "rounds": {"interleave": True, "target": 0.10, "min_rounds": 0, "max_rounds": 6, "budget_min": 15}}
