@@ -32,6 +32,8 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from scipy.stats import spearmanr
+
 from perflab.migrate import open_store
 from perflab.paths import REPO_ROOT
 from perflab.present.timelines import TimelineRow, read_timeline
@@ -62,6 +64,7 @@ points = [{{ path = "/fruits", connections = 4 }}]
 warmup_min_s = {fixed_s}
 warmup_max_s = {max_s}
 jit_trace = true
+canary_every_s = 1
 window = 10
 precision = 0.05
 measure_max_s = 30
@@ -81,6 +84,10 @@ class Launch:
     steady: bool = False
     why: str = ""
     measured_rps: float | None = None
+    chain_ms: float | None = None            # the canary's chain on the app's CPU, median through the launch
+    chain_range: float | None = None         # its 90th / 10th percentile - 1 after 60 s
+    chain_rho: float | None = None           # Spearman's rho of 10-s CPU per request against 10-s chain time
+    cpu_range: float | None = None           # the app's CPU per request, 90th / 10th percentile - 1 of 10-s windows
 
 
 def quiet_from(trace: list[dict], limit: float) -> float | None:
@@ -126,7 +133,30 @@ def describe(label: str, launch: int, rows: list[TimelineRow], extra: dict, fixe
     inval = [t["invalidated"] for t in trace if t.get("invalidated") is not None]
     out.invalidated = sum(inval) if inval else None
     out.steady, out.why = bool(extra.get("steady")), str(extra.get("why") or "")
+    _chain(out, rows, extra.get("canary_pulses") or [])
     return out
+
+
+def _chain(out: Launch, rows: list[TimelineRow], pulses: list[list[float]]) -> None:
+    """Does the app's CPU per request move with the CPU's own speed? 10-s windows from 60 s on (after
+    the JIT's first burst): the app's CPU ms per request and the canary chain's median time."""
+    if not pulses:
+        return
+    out.chain_ms = statistics.median(ms for _, ms in pulses)
+    pairs = []
+    end = 60.0 + WINDOW_S
+    while rows and end <= rows[-1].t_s + 0.5:
+        _, cpu = window_at(rows, end)
+        chain = [ms for t, ms in pulses if end - WINDOW_S < t <= end]
+        if cpu is not None and chain:
+            pairs.append((cpu, statistics.median(chain)))
+        end += WINDOW_S
+    if len(pairs) < 5:
+        return
+    cpus, chains = sorted(c for c, _ in pairs), sorted(c for _, c in pairs)
+    decile = lambda xs: xs[int(0.9 * (len(xs) - 1))] / xs[int(0.1 * (len(xs) - 1))] - 1  # noqa: E731
+    out.chain_range, out.cpu_range = decile(chains), decile(cpus)
+    out.chain_rho = float(spearmanr([c for c, _ in pairs], [c for _, c in pairs]).statistic)
 
 
 def collect(run_id: str) -> tuple[list[Launch], float]:
@@ -176,6 +206,12 @@ def summarise(run_id: str) -> dict:
               + " ".join(f"{_f(x.cpu_ms.get(k), '10.3f')}" for k in keys)
               + f" {_f(x.last_minute_cv, '6.1%')} {_f(x.invalidated, '5.0f')} {_f(x.gc_ms_per_s_quiet, '5.1f')} "
               + ("yes" if x.steady else "no: " + x.why[:80]))
+    if any(x.chain_ms is not None for x in launches):
+        print("the canary's chain on the app's CPU through each launch, against the app's CPU per request "
+              "(10-s windows from 60 s on):")
+        for x in sorted(launches, key=lambda x: (x.label, x.launch)):
+            print(f"  {x.label:16} {x.launch:>2} chain {_f(x.chain_ms, '.3f')} ms, p90/p10 {_f(x.chain_range, '+.1%')}; "
+                  f"CPU per request p90/p10 {_f(x.cpu_range, '+.1%')}; Spearman rho {_f(x.chain_rho, '+.2f')}")
     per_app: dict[str, dict] = {}
     for label in PAIR:
         mine = [x for x in launches if x.label == label]

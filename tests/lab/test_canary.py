@@ -6,6 +6,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,51 @@ def test_unexpected_output_is_a_lab_error(tmp_path):
     fake.write_text("#!/bin/sh\necho '100 200 ab'\necho '100 200 cd'\n")
     with pytest.raises(LabError, match="different results"):
         canary.measure([allowed_cpus()[0]], reps=2, binary=fake)
+
+
+def test_a_follower_reads_on_its_schedule_on_its_cpu_clock_until_stopped(binary):
+    started = time.monotonic_ns()
+    follower = canary.Follower([allowed_cpus()[0]], 0.1, work=SMALL_WORK, binary=binary)
+    deadline = time.monotonic() + 30
+    while len(follower.pulses) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pulses = follower.stop()
+    stopped = time.monotonic_ns()
+    assert follower.problem == "" and len(pulses) >= 3
+    ends = [p.end_ns for p in pulses]
+    assert ends == sorted(ends) and started < ends[0] and ends[-1] <= stopped
+    # the schedule is absolute (a late reading is followed by the ones it missed, not by a new
+    # period), so however busy the machine, no more readings than periods since the start, plus one
+    assert len(pulses) <= (stopped - started) / 0.1e9 + 1
+    # CPU time of a fixed chain: positive, and the same chain each time
+    assert all(p.alu_ms > 0 for p in pulses)
+    assert follower._proc.poll() is not None  # stopped, not left reading
+
+
+def test_a_follower_dies_with_its_parent(binary, tmp_path):
+    # a parent killed with -9 runs no cleanup: the canary must not read on for its 100,000 periods
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from perflab.probes import canary\n"
+        f"f = canary.Follower([{allowed_cpus()[0]}], 0.05, work={SMALL_WORK}, binary=Path({str(binary)!r}))\n"
+        "print(f._proc.pid, flush=True)\n"
+        "time.sleep(60)\n")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    child = int(parent.stdout.readline())
+    assert Path(f"/proc/{child}").exists()
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{child}").exists()
+
+
+def test_a_follower_needs_a_cpu_and_a_period():
+    with pytest.raises(ValueError):
+        canary.Follower([], 1.0)
+    with pytest.raises(ValueError):
+        canary.Follower([0], 0)

@@ -125,8 +125,12 @@ def test_an_app_that_ramps_then_holds_is_found_steady_when_it_flattened(steady_l
     assert lab_cgroups(lab.run_id) == []
 
 
+# the canary follows the launch on the app's CPU (its own readings are checked in test_canary.py)
+PLAN_FOLLOWED = PLAN.replace("[steady]", "[steady]\ncanary_every_s = 0.5")
+
+
 def test_an_app_that_keeps_climbing_is_measured_anyway_and_marked_not_steady_with_the_reason(steady_lab):
-    lab, app = steady_lab("climb", "climb", 2 * RAMP_S, warmup_max_s=14)
+    lab, app = steady_lab("climb", "climb", 2 * RAMP_S, warmup_max_s=14, plan=PLAN_FOLLOWED)
     run_scenario(lab, "steady", app, "jvm")
 
     rps = _figure(lab, "rps")
@@ -142,6 +146,17 @@ def test_an_app_that_keeps_climbing_is_measured_anyway_and_marked_not_steady_wit
     line = next(x for x in steady.stability(view) if x.strip().startswith("req/s"))
     assert f"not steady: launch 1: {rps.extra['why']}" in line
     assert lab_cgroups(lab.run_id) == []
+
+    # the canary read the app's CPU through the warm-up and the measurement, and the launch's figure
+    # is the median of the readings inside the measured window
+    pulses = rps.extra["canary_pulses"]
+    times = [t for t, _ in pulses]
+    assert times == sorted(times) and all(ms > 0 for _, ms in pulses)
+    assert times[0] < rows[0].t_s and times[-1] >= rows[-1].t_s - 1
+    first = next(r for r in rows if r.phase == "measure")
+    inside = sorted(ms for t, ms in pulses if first.t_s - first.duration_s <= t <= rows[-1].t_s)
+    assert inside and _figure(lab, "canary_window_ms").value == pytest.approx(
+        (inside[(len(inside) - 1) // 2] + inside[len(inside) // 2]) / 2, rel=1e-3)
 
 
 # a warm-up point at a few connections, then the measured one; each launch also a start-up launch

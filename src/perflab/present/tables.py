@@ -85,7 +85,7 @@ METRIC_LABELS = {
     "interval_gap_ms": "gap between intervals ms", "interval_gap_max_ms": "largest gap ms",
     "unloaded_pct": "span without load %",
     "steal_pct": "steal on its CPU %", "runqueue_wait_ms_per_s": "run-queue wait ms/s",
-    "runqueue_wait_pct": "run-queue wait %",
+    "runqueue_wait_pct": "run-queue wait %", "canary_window_ms": "canary chain while measured ms",
 }
 LOAD_METRICS = ["rps", "latency_mean_ms", "latency_p50_ms", "latency_p90_ms", "latency_p99_ms", "latency_p99.9_ms",
                 "latency_max_ms", "errors", "rss_peak_mb", "app_cpu_share", "driver_cpu_util"]

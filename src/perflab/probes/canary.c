@@ -1,6 +1,6 @@
 /* Host-speed canary: a fixed CPU-bound workload whose time says how fast this CPU is right now.
 
-   usage: canary [REPS [WORK [CPU,CPU,...]]]
+   usage: canary [REPS [WORK [CPU,CPU,... [EVERY_MS]]]]
 
    REPS (default 5) repetitions, each of two timed parts:
    - alu: a dependent chain of WORK xorshift-multiply steps (no memory traffic, no parallelism);
@@ -12,16 +12,26 @@
    the chase's end value: it is the same on every repetition and every run (the work is fixed),
    and printing it keeps the compiler from dropping the work. Buffers are allocated and touched
    before timing; nothing is allocated while timed. With PERFLAB_CANARY_SHOW_CPU set, the CPU the
-   last repetition ended on is written to stderr as "cpu N". Errors: stderr, exit status 2. */
+   last repetition ended on is written to stderr as "cpu N". Errors: stderr, exit status 2.
+
+   With EVERY_MS the canary follows a launch: it runs the integer chain alone (no chase: beside a
+   busy app the chase would time the app's use of the cache) once every EVERY_MS milliseconds (REPS
+   times, or until it is stopped or its parent dies), timed on its own thread's CPU clock, not the
+   wall clock: it then shares a CPU with the app, and its wall time would measure the app's queue,
+   its CPU time the CPU's own speed (frequency, an SMT sibling's load; steal is not counted). Each
+   line, flushed at once, is "END_NS ALU_NS CHECK", END_NS the chain's end on CLOCK_MONOTONIC. */
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 #include <time.h>
 
 #define DEFAULT_REPS 5
@@ -89,20 +99,48 @@ static uint32_t chase(const uint32_t *next, uint32_t at, long steps) {
     return at;
 }
 
-static int64_t now_ns(void) {
+static int64_t clock_ns(clockid_t clock) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+
+/* One chain every `every_ms` on the thread's CPU clock, each line stamped with its end. */
+static int follow(long reps, long work, long every_ms) {
+    struct timespec due;
+    clock_gettime(CLOCK_MONOTONIC, &due);
+    for (long r = 0; r < reps; r++) {
+        due.tv_nsec += (every_ms % 1000) * 1000000;
+        due.tv_sec += every_ms / 1000 + due.tv_nsec / 1000000000;
+        due.tv_nsec %= 1000000000;
+        int64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        uint64_t x = alu(start_x, work);
+        KEEP(x);
+        int64_t t1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        if (printf("%lld %lld %016llx\n", (long long)now_ns(), (long long)(t1 - t0), (unsigned long long)x) < 0
+            || fflush(stdout) != 0)
+            return fail("cannot write to stdout");
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL) == EINTR) {}
+    }
+    return 0;
 }
 
 int main(int argc, char **argv) {
     long reps = DEFAULT_REPS, work = DEFAULT_WORK;
-    if (argc > 4) return fail("usage: canary [REPS [WORK [CPU,CPU,...]]]");
+    long every_ms = 0;
+    if (argc > 5) return fail("usage: canary [REPS [WORK [CPU,CPU,... [EVERY_MS]]]]");
     if (argc > 1 && (reps = parse_count(argv[1], 100000)) < 0)
         return fail("REPS must be a whole number from 1 to 100000");
     if (argc > 2 && (work = parse_count(argv[2], 1L << 40)) < 0)
         return fail("WORK must be a whole number from 1 to 2^40");
     if (argc > 3 && pin(argv[3]) != 0) return 2;
+    if (argc > 4 && (every_ms = parse_count(argv[4], 3600000)) < 0)
+        return fail("EVERY_MS must be a whole number from 1 to 3600000");
+    /* a follower outlives no parent: killed with it, it would otherwise read on for REPS periods */
+    if (every_ms && (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() == 1)) return fail("no parent to follow");
+    if (every_ms) return follow(reps, work, every_ms); /* the chain only: no buffer, no chase */
 
     /* Small pages on purpose: whether the kernel grants huge pages varies between runs and
        hosts, and would change the chase's TLB misses with it. */

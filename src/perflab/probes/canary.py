@@ -23,9 +23,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import tempfile
+import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
@@ -140,3 +142,70 @@ def _parse(stdout: str, reps: int) -> tuple[list[float], list[float], list[str]]
         raise LabError(f"the host-speed canary printed {len(alu)} repetitions of {reps}, "
                        f"or a zero time: {stdout[:200]!r}")
     return alu, mem, checks
+
+
+FOLLOW_WORK = 1_000_000  # ~2.5 ms of the integer chain a reading: a quarter of a percent of a CPU at one a second
+
+
+@dataclass(frozen=True)
+class Pulse:
+    """One reading of a Follower: when it ended (monotonic ns) and the chain's CPU time (ms)."""
+
+    end_ns: int
+    alu_ms: float
+
+
+class Follower:
+    """The canary's integer chain on ``cpus`` every ``every_s`` while a launch runs, timed on its own
+    CPU clock (canary.c's EVERY_MS mode): the CPU's speed through the warm-up and the measured
+    window, where the readings around a launch see only its ends. It shares the app's CPU, so it
+    costs the app ``work`` steps a reading (FOLLOW_WORK: about 2.5 ms here). The process dies with
+    its parent (PR_SET_PDEATHSIG), so a killed lab leaves none behind; ``stop`` ends it and returns
+    the readings in order."""
+
+    def __init__(self, cpus: list[int], every_s: float, *, work: int = FOLLOW_WORK,
+                 binary: Path | None = None) -> None:
+        if not cpus or every_s <= 0:
+            raise ValueError("a follower needs at least one CPU and a period above 0")
+        path = binary or ensure(log=lambda _: None)
+        self.pulses: list[Pulse] = []
+        self.problem = ""
+        self._proc = subprocess.Popen(
+            [str(path), "100000", str(work), ",".join(str(c) for c in cpus), str(max(1, round(every_s * 1000)))],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self._reader = threading.Thread(target=self._read, name="canary-follower", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self._proc.stdout is not None
+        checks = set()
+        for line in self._proc.stdout:
+            try:
+                end_ns, alu_ns, check = line.split()
+                self.pulses.append(Pulse(int(end_ns), int(alu_ns) / 1e6))
+                checks.add(check)
+            except ValueError:
+                self.problem = f"unexpected output from the host-speed canary: {line[:200]!r}"
+                return
+            if len(checks) > 1:
+                self.problem = "the host-speed canary computed different results across readings"
+                return
+
+    def stop(self) -> list[Pulse]:
+        if self._proc.poll() is None:
+            self._proc.terminate()
+        try:
+            _, err = self._proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            _, err = self._proc.communicate()
+        self._reader.join(timeout=5)
+        if self._proc.returncode not in (0, -signal.SIGTERM) and not self.problem:
+            self.problem = f"the host-speed canary stopped: {(err or '').strip() or f'exit {self._proc.returncode}'}"
+        return list(self.pulses)
+
+    def __enter__(self) -> "Follower":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

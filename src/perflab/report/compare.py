@@ -32,7 +32,7 @@ BETTER, WORSE, WITHIN_NOISE, TOO_FEW, TOO_FEW_LAUNCHES, HIGHER, LOWER, NOT_JUDGE
     "better", "worse", "within noise", "too few repeats", "too few launches", "higher", "lower", "not judged")
 HIGHER_IS_BETTER = {"rps", "rps_per_mb", "instances", "aggregate_rps", "projected_rps", "max_rps_reference"}
 NEUTRAL = {"requests", "offered_rate", "driver_cpu_util", "app_cpu_share", "db_cpu_s",  # context, not merit
-           "steal_pct", "runqueue_wait_ms_per_s", "runqueue_wait_pct"}
+           "steal_pct", "runqueue_wait_ms_per_s", "runqueue_wait_pct", "canary_window_ms"}
 # the method's own figures: set by the plan's stopping rules, not by the app (jit_compilations is
 # counted over a measurement whose length the precision rule sets)
 METHOD = {"measured_s", "precision_pct", "measured_intervals", "warmup_intervals", "warmup_s", "jit_compilations",

@@ -42,8 +42,9 @@ from perflab.analysis import contention, stats
 from perflab.analysis.steadystate import Rule, drift, judge, precision
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
-from perflab.errors import AppFailed
+from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance
+from perflab.probes import canary
 from perflab.probes.contention import NOT_LOCAL, Reading, absent, probe_of
 from perflab.present import timeline_charts
 from perflab.profiles import recording as profile
@@ -89,6 +90,11 @@ class SteadySettings(Settings):
     warmup_cycles: int = setting(0, "before the steady-state rule is watched, this many cycles of load and pause "
                                     "(as the Quarkus team's lab warms up on few cores: the JIT's compiler threads "
                                     "catch up in the pauses; 0: continuous load)", "cycles", ge=0)
+    canary_every_s: float = setting(0.0, "read the host-speed canary's integer chain on the app's CPU every this "
+                                         "many seconds through the warm-up and measurement, timed on its own CPU "
+                                         "clock (the CPU's speed inside the launch, where the readings around it "
+                                         "see only its ends; about 2.5 ms of the app's CPU a reading; 0: off)",
+                                    "s", ge=0)
     cycle_load_s: int = setting(15, "one warm-up cycle's load", "s", ge=1)
     cycle_pause_s: float = setting(15.0, "one warm-up cycle's pause", "s", ge=0)
     precision: float = setting(0.02, "measure until the 95 % CI of throughput is within +- this", "ratio", gt=0)
@@ -155,6 +161,7 @@ class PointRun:
     jit_trace: list[dict] = field(default_factory=list)  # the JIT's and GC's work through the warm-up, when traced
     evidence: dict = field(default_factory=dict)  # GC, JIT and SQL over the intervals after the window
     opened: Reading | None = None  # the contention reading before the point's first interval
+    pulses: list[tuple[float, float]] = field(default_factory=list)  # (s from launch, chain CPU ms), when followed
 
 
 def _evidence_now(ctx: Context, jvm_pid: int | None) -> tuple:
@@ -233,10 +240,28 @@ def _drive(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int
     run.opened = db.opened
     profiling = profile.Window(ctx, inst, launch, label, jvm_pid)  # over the measured intervals, when asked
     profiling.prime()
+    follower = _follower(ctx, db)
     try:
         return _warm_and_measure(ctx, inst, p, label, launch, run, rule, jvm_pid, jit, db, profiling)
     finally:
         profiling.abandon()  # what the window did not stop: the primer, a failed launch's recording
+        if follower is not None:
+            run.pulses = [((pulse.end_ns - inst.spawn_ns) / 1e9, pulse.alu_ms) for pulse in follower.stop()]
+            if follower.problem:
+                ctx.lab.warn(follower.problem)
+
+
+def _follower(ctx: Context, db: _Boundary) -> canary.Follower | None:
+    """The canary on the app's CPUs through this point, when the plan asks and the app runs here."""
+    cfg: SteadySettings = ctx.settings
+    cpus = list(db.probe.cpus) if db.probe is not None else []
+    if not cfg.canary_every_s or not cpus:
+        return None
+    try:
+        return canary.Follower(cpus, cfg.canary_every_s)
+    except (LabError, OSError) as exc:
+        ctx.lab.warn(f"host-speed canary through the launch: {exc}")
+        return None
 
 
 def _cycles(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int, run: PointRun, db) -> None:
@@ -383,9 +408,10 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
              "load_side": load_why, "held_back": held, "contention": seen.details}
     put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags,  # noqa: E731
                                                  extra=extra)
-    # the warm-up's trace once per launch, with its throughput, not with every figure
-    ctx.record("rps", rps, "req/s", at=at, repeat=launch, flags=flags,
-               extra={**extra, "jit_trace": run.jit_trace} if run.jit_trace else extra)
+    # the warm-up's trace and the canary's readings once per launch, with its throughput, not with every figure
+    traces = {**({"jit_trace": run.jit_trace} if run.jit_trace else {}),
+              **({"canary_pulses": [[round(t, 3), round(ms, 4)] for t, ms in run.pulses]} if run.pulses else {})}
+    ctx.record("rps", rps, "req/s", at=at, repeat=launch, flags=flags, extra={**extra, **traces})
     put("latency_p50_ms", _median_of(measured, "50"), "ms")
     put("latency_p99_ms", _median_of(measured, "99"), "ms")
     put("errors", sum(i.result.errors.total for i in measured), "count")
@@ -407,6 +433,9 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
         put("db_cpu_ms_per_request", 1000 * sum(db) / requests, "ms")
     for metric, (value, unit) in seen.figures.items():
         put(metric, value, unit)
+    in_window = window_pulses(run)
+    if in_window:  # the CPU's own speed while measured: a slow spell of the host shows as a longer chain
+        put("canary_window_ms", stats.median(in_window), "ms")
     ev = run.evidence
     extra["evidence"] = ev
     for key, metric, unit in (("statements_per_request", "sql_statements_per_request", "count"),
@@ -419,6 +448,15 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     # whether this launch reached steady state and why (or why not), for the stability lines
     ctx.outcome("ok", launch_reason(run), part=launch_part(at.label, launch))
     return rps
+
+
+def window_pulses(run: PointRun) -> list[float]:
+    """The canary's chain times (ms) that ended within the measured window."""
+    if not run.measured or not run.pulses:
+        return []
+    first = run.measured[0]
+    start, end = first.t_s - first.result.duration_s, run.measured[-1].t_s
+    return [ms for t, ms in run.pulses if start <= t <= end]
 
 
 def load_gaps(measured: list[Interval]) -> list[float]:
