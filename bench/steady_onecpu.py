@@ -6,13 +6,13 @@ most `--max` seconds in all), then measured as quick measures.
 
 Printed per launch: when the JIT became quiet for good (its compile time under 100 ms a second, the
 rule's limit, and under 25 ms; "-" when it never did within the warm-up), the throughput and the
-app's CPU per request over the 10 s before 120, 180 and 300 s and after the JIT fell quiet, the
+app's CPU per request over the 10 s before 120 and 180 s and the end of the fixed warm-up and after the JIT fell quiet, the
 1-s intervals' CV over the warm-up's last minute, the compiled methods thrown away again
 (deoptimizations, `sun.ci.totalInvalidates`), GC time a second once quiet, and what the rule then
 said. Per app: the launch-to-launch CV of throughput at each checkpoint; per round: ln(Quarkus /
 Spring Boot) at each checkpoint and its round-to-round sd.
 
-    .venv/bin/python bench/steady_onecpu.py LAUNCHES [--fixed 300] [--max 600] [--seed 1]
+    .venv/bin/python bench/steady_onecpu.py LAUNCHES [--fixed 300] [--max 600] [--seed 1] [--boost 60]
     .venv/bin/python bench/steady_onecpu.py --runs RUN   # only summarise a run already made
 
 A launch takes about --fixed seconds plus its start and measurement: 6 launches of each app at
@@ -40,14 +40,17 @@ from perflab.present.timelines import TimelineRow, read_timeline
 
 PAIR = ("quarkus/jvm", "spring-boot/jvm")
 POINT = "fruits c=4"
-CHECKPOINTS = (120.0, 180.0, 300.0)
+def checkpoints(fixed_s: float) -> tuple[float, ...]:
+    """120 s and 180 s after launch, and the end of the fixed warm-up."""
+    return tuple(sorted({120.0, 180.0, fixed_s}))
 WINDOW_S = 10.0
 QUIET = (100.0, 25.0)  # ms of compilation a second: the rule's limit, and a stricter one
 
 
-def plan_text(launches: int, fixed_s: float, max_s: float, seed: int) -> str:
+def plan_text(launches: int, fixed_s: float, max_s: float, seed: int, boost_s: float = 0.0) -> str:
     return f'''name = "steady-onecpu"
-description = "bench/steady_onecpu.py: Quarkus and Spring Boot at quick's point, {fixed_s:g} s fixed warm-up"
+description = "bench/steady_onecpu.py: Quarkus and Spring Boot at quick's point, {fixed_s:g} s fixed warm-up\
+{f", the first {boost_s:g} s of it on every CPU" if boost_s else ""}"
 apps = ["quarkus", "spring-boot"]
 modes = ["main"]
 scenarios = ["steady"]
@@ -65,6 +68,7 @@ warmup_min_s = {fixed_s}
 warmup_max_s = {max_s}
 jit_trace = true
 canary_every_s = 1
+warmup_boost_s = {boost_s}
 window = 10
 precision = 0.05
 measure_max_s = 30
@@ -120,7 +124,7 @@ def describe(label: str, launch: int, rows: list[TimelineRow], extra: dict, fixe
     for limit in QUIET:
         out.quiet_s[f"{limit:g}"] = quiet_from(trace, limit)
     warm = [r for r in rows if r.phase == "warmup"]
-    for c in CHECKPOINTS:
+    for c in checkpoints(fixed_s):
         out.rps[f"{c:g}"], out.cpu_ms[f"{c:g}"] = window_at(warm + [r for r in rows if r.measuring], c)
     q = out.quiet_s.get("25")
     if q is not None:
@@ -196,7 +200,7 @@ def cv(values: list[float]) -> float | None:
 
 def summarise(run_id: str) -> dict:
     launches, fixed_s = collect(run_id)
-    keys = [f"{c:g}" for c in CHECKPOINTS] + ["quiet25"]
+    keys = [f"{c:g}" for c in checkpoints(fixed_s)] + ["quiet25"]
     print(f"run {run_id}: fixed warm-up {fixed_s:g} s")
     print(f"{'app':16} {'#':>2} {'quiet100':>8} {'quiet25':>7} " + " ".join(f"{'rps@' + k:>11}" for k in keys)
           + " " + " ".join(f"{'cpu@' + k:>10}" for k in keys) + f" {'1s CV':>6} {'deopt':>5} {'gc/s':>5} steady")
@@ -237,10 +241,10 @@ def summarise(run_id: str) -> dict:
             "ratios": ratios}
 
 
-def run_plan(launches: int, fixed_s: float, max_s: float, seed: int) -> str | None:
+def run_plan(launches: int, fixed_s: float, max_s: float, seed: int, boost_s: float) -> str | None:
     with tempfile.TemporaryDirectory(prefix="perflab-onecpu-") as tmp:
         path = Path(tmp) / "steady-onecpu.toml"
-        path.write_text(plan_text(launches, fixed_s, max_s, seed))
+        path.write_text(plan_text(launches, fixed_s, max_s, seed, boost_s))
         before = {r["id"] for r in open_store().runs()}
         subprocess.run([str(REPO_ROOT / "perflab"), "run", str(path), "--yes"], check=False)
         new = [r["id"] for r in open_store().runs() if r["id"] not in before]
@@ -253,12 +257,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fixed", type=float, default=300.0, help="the fixed warm-up, s")
     ap.add_argument("--max", type=float, default=600.0, help="the warm-up's maximum in all, s")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--boost", type=float, default=0.0,
+                    help="the first S seconds of the warm-up on every CPU ([steady] warmup_boost_s)")
     ap.add_argument("--runs", nargs="*", default=[])
     ap.add_argument("--json", type=Path, help="also write the figures to this file")
     args = ap.parse_args(argv)
     made = list(args.runs)
     if args.launches:
-        run_id = run_plan(args.launches, args.fixed, max(args.max, args.fixed), args.seed)
+        run_id = run_plan(args.launches, args.fixed, max(args.max, args.fixed), args.seed, args.boost)
         if run_id:
             made.append(run_id)
     found = [summarise(r) for r in made]

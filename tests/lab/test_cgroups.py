@@ -315,3 +315,42 @@ def test_half_a_cpu_from_the_plan_is_written_as_a_cfs_quota_on_one_cpu(run_id, g
     if "cpuset.cpus" in written:
         assert written["cpuset.cpus"] == [str(topology.app[0])]
     assert group.enforced["cpu"], group.enforced
+
+
+THREADS_HOLD = """
+    import threading, time
+    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+    print("ready", flush=True)
+    time.sleep(60)
+"""
+
+
+@needs_cgroups
+def test_a_running_group_moves_to_every_cpu_and_back_with_every_thread(run_id, children, groups):
+    # a warm-up's boost: the app on all CPUs with their quota, then its own one CPU again
+    every = sorted(os.sched_getaffinity(0))
+    own = [every[0]]
+    group = Cgroup(run_id, "app", Limits(cpus=own, cpu_quota=1.0), setup=SETUP)
+    groups.append(group)
+    proc = spawn(children, THREADS_HOLD, group)
+    assert proc.stdout.readline().strip() == "ready"
+    tasks = [int(t) for t in os.listdir(f"/proc/{proc.pid}/task")]
+    assert len(tasks) >= 2 and all(os.sched_getaffinity(t) == set(own) for t in tasks)
+
+    def written() -> dict[str, list[str]]:
+        files = ("cpu.cfs_quota_us", "cpu.max", "cpuset.cpus")
+        return {n: (d / n).read_text().split() for d in group.dirs for n in files if (d / n).exists()}
+
+    assert group.move_cpus(every, float(len(every))) == len(tasks)
+    assert all(os.sched_getaffinity(t) == set(every) for t in tasks)
+    if "cpu.max" in written():
+        assert written()["cpu.max"][0] == str(100_000 * len(every))
+    if "cpu.cfs_quota_us" in written():
+        assert written()["cpu.cfs_quota_us"] == [str(100_000 * len(every))]
+
+    assert group.move_cpus(group.cpus, group.limits.cpu_quota) == len(tasks)
+    assert all(os.sched_getaffinity(t) == set(own) for t in tasks)
+    after = written()
+    if "cpuset.cpus" in after:
+        assert after["cpuset.cpus"] == [str(own[0])]
+    assert after.get("cpu.max", after.get("cpu.cfs_quota_us"))[0] == "100000"

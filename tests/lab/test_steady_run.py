@@ -125,8 +125,9 @@ def test_an_app_that_ramps_then_holds_is_found_steady_when_it_flattened(steady_l
     assert lab_cgroups(lab.run_id) == []
 
 
-# the canary follows the launch on the app's CPU (its own readings are checked in test_canary.py)
-PLAN_FOLLOWED = PLAN.replace("[steady]", "[steady]\ncanary_every_s = 0.5")
+# the canary follows the launch on the app's CPU (its own readings are checked in test_canary.py), and
+# the launch warms up on every CPU first (the move itself is checked in test_cgroups.py)
+PLAN_FOLLOWED = PLAN.replace("[steady]", "[steady]\ncanary_every_s = 0.5\nwarmup_boost_s = 2")
 
 
 def test_an_app_that_keeps_climbing_is_measured_anyway_and_marked_not_steady_with_the_reason(steady_lab):
@@ -155,6 +156,8 @@ def test_an_app_that_keeps_climbing_is_measured_anyway_and_marked_not_steady_wit
     assert times[0] < rows[0].t_s and times[-1] >= rows[-1].t_s - 1
     first = next(r for r in rows if r.phase == "measure")
     inside = sorted(ms for t, ms in pulses if first.t_s - first.duration_s <= t <= rows[-1].t_s)
+    boost = rps.extra["boost"]
+    assert boost["s"] >= 2 and 1 <= boost["intervals"] <= rps.extra["warmup_intervals"]
     assert inside and _figure(lab, "canary_window_ms").value == pytest.approx(
         (inside[(len(inside) - 1) // 2] + inside[len(inside) // 2]) / 2, rel=1e-3)
 

@@ -294,6 +294,35 @@ class Cgroup:
                 "cpu_quota": self.limits.cpu_quota, "memory_mb": self.limits.memory_mb,
                 "enforced": dict(self.enforced)}
 
+    # --- changing the CPUs while it runs -------------------------------------------------------
+
+    def move_cpus(self, cpus: Sequence[int] | None, quota: float | None) -> int:
+        """Give the running group other CPUs and another quota (a warm-up's boost, then its own limits
+        again: `move_cpus(self.cpus, self.limits.cpu_quota)`). The cpuset and the CFS quota where the
+        group controls them, and the affinity of every thread already in it (each was pinned at exec,
+        and a kernel keeps a thread's own affinity inside a wider cpuset); threads started later
+        inherit their creator's. Returns the threads moved (0: the group holds no process)."""
+        wanted = sorted(set(cpus)) if cpus else sorted(online_cpus())
+        if self.mode in ("v1", "v2"):
+            cpuset = self._dir_of.get("cpuset")
+            if cpuset is not None and (self.mode == "v1" or "cpuset" in self._v2_active):
+                _write(cpuset / "cpuset.cpus", _cpu_list(wanted))
+            cpu = self._dir_of.get("cpu")
+            if cpu is not None and (self.mode == "v1" or "cpu" in self._v2_active):
+                if self.mode == "v2":
+                    _write(cpu / "cpu.max", f"{quota_us(quota) if quota else 'max'} {CFS_PERIOD_US}")
+                else:
+                    _write(cpu / "cpu.cfs_quota_us", quota_us(quota) if quota else -1)
+        moved = 0
+        for pid in self.pids():
+            for task in _tasks(pid):
+                try:
+                    os.sched_setaffinity(task, wanted)
+                    moved += 1
+                except (ProcessLookupError, PermissionError):
+                    pass  # a thread that ended meanwhile
+        return moved
+
     # --- teardown ---------------------------------------------------------------------------
 
     def kill_all(self, timeout_s: float = 10.0) -> int:
@@ -336,6 +365,13 @@ class Cgroup:
 def _check_name(what: str, value: str) -> None:
     if not _NAME_RE.match(value):
         raise ValueError(f"{what} {value!r} must be letters, digits, '.', '_', '@' or '-'")
+
+
+def _tasks(pid: int) -> list[int]:
+    try:
+        return [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    except (FileNotFoundError, ProcessLookupError, ValueError):
+        return []
 
 
 def _swap_present() -> bool:

@@ -90,6 +90,11 @@ class SteadySettings(Settings):
     warmup_cycles: int = setting(0, "before the steady-state rule is watched, this many cycles of load and pause "
                                     "(as the Quarkus team's lab warms up on few cores: the JIT's compiler threads "
                                     "catch up in the pauses; 0: continuous load)", "cycles", ge=0)
+    warmup_boost_s: float = setting(0.0, "the launch's first point warms up this long on every CPU of the machine "
+                                         "(its cgroup's cpuset and quota, and its threads), then gets its own limit "
+                                         "back before the steady-state rule is watched (as Kubernetes' startup CPU "
+                                         "boost, but after the JVM started: it sizes itself for its own CPUs; "
+                                         "0: off)", "s", ge=0)
     canary_every_s: float = setting(0.0, "read the host-speed canary's integer chain on the app's CPU every this "
                                          "many seconds through the warm-up and measurement, timed on its own CPU "
                                          "clock (the CPU's speed inside the launch, where the readings around it "
@@ -162,6 +167,7 @@ class PointRun:
     evidence: dict = field(default_factory=dict)  # GC, JIT and SQL over the intervals after the window
     opened: Reading | None = None  # the contention reading before the point's first interval
     pulses: list[tuple[float, float]] = field(default_factory=list)  # (s from launch, chain CPU ms), when followed
+    boost: dict = field(default_factory=dict)  # the warm-up's boost on every CPU, when the plan asks for one
 
 
 def _evidence_now(ctx: Context, jvm_pid: int | None) -> tuple:
@@ -264,6 +270,30 @@ def _follower(ctx: Context, db: _Boundary) -> canary.Follower | None:
         return None
 
 
+def _boosted(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int, run: PointRun, db) -> None:
+    """The warm-up's boost, when the plan asks for one (warmup_boost_s): the launch's first point loaded
+    on every CPU for that long, then the app's own CPUs again. The JIT's compiler threads, which share
+    one CPU with the request threads otherwise, get the other CPU too (beside the load side)."""
+    cfg: SteadySettings = ctx.settings
+    group = getattr(inst, "cgroup", None) if getattr(inst, "owns_cgroup", False) else None
+    if not cfg.warmup_boost_s or p is not cfg.points[0] or group is None or not hasattr(group, "move_cpus"):
+        return
+    if not group.move_cpus(None, None):  # every online CPU, no quota
+        run.boost = {"s": 0.0, "why": "no thread of the app in its cgroup to move"}
+        return
+    began = time.monotonic()
+    try:
+        while time.monotonic() - began < cfg.warmup_boost_s:
+            inst.check_alive()
+            run.warmup.append(_interval(ctx, inst, p, "warmup", db))
+            ctx.progress.update(f"{_who(ctx)} launch {launch} {label}: warm-up on every CPU "
+                                f"{time.monotonic() - began:.0f}/{cfg.warmup_boost_s:g}s, "
+                                f"{run.warmup[-1].result.rps:,.0f} req/s")
+    finally:
+        group.move_cpus(group.cpus, group.limits.cpu_quota)
+    run.boost = {"s": round(time.monotonic() - began, 1), "cpus": "every online CPU", "intervals": len(run.warmup)}
+
+
 def _cycles(ctx: Context, inst: Instance, p: SteadyPoint, label: str, launch: int, run: PointRun, db) -> None:
     """The warm-up's cycles of load and pause, when the plan asks for them (warmup_cycles)."""
     cfg: SteadySettings = ctx.settings
@@ -281,6 +311,7 @@ def _warm_and_measure(ctx: Context, inst: Instance, p: SteadyPoint, label: str, 
                       profiling: profile.Window) -> PointRun:
     cfg: SteadySettings = ctx.settings
     started = time.monotonic()
+    _boosted(ctx, inst, p, label, launch, run, db)
     _cycles(ctx, inst, p, label, launch, run, db)
     watched_from = len(run.warmup)  # the rule judges the load after the cycles, not across their pauses
     while True:  # warm-up: until the last window is steady, or the maximum
@@ -404,6 +435,7 @@ def _record(ctx: Context, at: Point, launch: int, run: PointRun) -> float:
     extra = {"launch": launch, "intervals": len(measured), "warmup_intervals": len(run.warmup),
              "interval_s": ctx.settings.interval_s, "steady": steady, "why": run.why,
              "rule": ctx.settings.rule().to_dict(), "precision": None if got is None else round(got.relative, 4),
+             **({"boost": run.boost} if run.boost else {}),
              "driver": f"{measured[0].result.driver} {measured[0].result.driver_version}" if measured else "",
              "load_side": load_why, "held_back": held, "contention": seen.details}
     put = lambda metric, value, unit: ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags,  # noqa: E731
