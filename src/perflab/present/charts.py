@@ -23,8 +23,8 @@ import plotly.graph_objects as go
 import plotly.offline
 from plotly.subplots import make_subplots
 
-from perflab.present.published.claims import target_of
 from perflab.present.published.curves import curves
+from perflab.present.published.studies import target_of
 from perflab.present.tables import PERCENTILES, fmt_value, points_in_order, sweep_series
 from perflab.results import Cell, RunView
 
