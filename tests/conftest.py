@@ -220,10 +220,10 @@ def _studies_dir() -> Path:
 def study_text():
     """A study's text by its key (published.TEXTS names the files); where the texts are not here,
     skipped, and failed under CI=true (`require`), whose clone has them beside it."""
-    from perflab.present.published import claims
+    from perflab.present.published import studies
 
     def read(study: str) -> str:
-        path = _studies_dir() / claims.TEXTS[study]
+        path = _studies_dir() / studies.TEXTS[study]
         require(path.exists(), f"the study texts are not at {path.parent} (set PERFLAB_STUDIES)")
         return path.read_text(encoding="utf-8")
     return read

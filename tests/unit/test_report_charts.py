@@ -14,7 +14,7 @@ import plotly.offline
 import pytest
 
 from perflab import results
-from perflab.present import charts, published
+from perflab.present import charts, published, rss_charts, scenario_charts
 from perflab.present.published import curves as curves_module
 from perflab.report import facts, html
 from perflab.store import Store
@@ -89,7 +89,7 @@ def test_nothing_to_draw_gives_no_chart():
 
 def test_throughput_vs_connections_holds_each_app_modes_medians_and_ranges(synthetic):
     syn, view, _ = synthetic
-    chart = {c.key: c for c in charts.sweep_charts(view, charts.colors_for(view))}["throughput-fruits"]
+    chart = {c.key: c for c in scenario_charts.sweep_charts(view, charts.colors_for(view))}["throughput-fruits"]
     assert chart.spec()["layout"]["title"]["text"] == "fruits /fruits: throughput vs connections"
     shown = {k: v for k, v in _shown(chart).items() if not k.endswith("(published)")}
     assert sorted(shown) == ["quarkus/jvm", "spring-boot/jvm"]  # one trace per app/mode
@@ -108,7 +108,7 @@ def test_throughput_vs_connections_holds_each_app_modes_medians_and_ranges(synth
 
 def test_latency_vs_connections_uses_a_log_axis_covering_the_values(synthetic):
     _, view, _ = synthetic
-    chart = {c.key: c for c in charts.sweep_charts(view, charts.colors_for(view))}["latency-fruits"]
+    chart = {c.key: c for c in scenario_charts.sweep_charts(view, charts.colors_for(view))}["latency-fruits"]
     shown = {k: v for k, v in _shown(chart).items() if not k.endswith("(published)")}
     assert sorted(shown) == ["quarkus/jvm mean", "quarkus/jvm p99", "spring-boot/jvm mean", "spring-boot/jvm p99"]
     assert shown["spring-boot/jvm p99"]["line"]["dash"] == "dash"
@@ -123,14 +123,14 @@ def test_latency_vs_connections_uses_a_log_axis_covering_the_values(synthetic):
 def test_published_curves_sit_on_a_second_axis_in_their_app_modes_colour(synthetic, monkeypatch):
     _, view, _ = synthetic
     colors = charts.colors_for(view)
-    chart = {c.key: c for c in charts.sweep_charts(view, colors)}["throughput-fruits"]
+    chart = {c.key: c for c in scenario_charts.sweep_charts(view, colors)}["throughput-fruits"]
     drawn = {k: v for k, v in _shown(chart).items() if k.endswith("(published)")}
     for label in ("Thorntail", "Q-JVM", "Q-native"):
         table = curves_module.rt2019_column("rps", label)
         trace = drawn[f"RT-2019 {label} (published)"]
         assert (trace["x"], trace["y"], trace["yaxis"]) == (sorted(table), [table[c] for c in sorted(table)], "y2")
         assert trace["x"][trace["y"].index(max(trace["y"]))] == curves_module.peak("rps", label)[0]
-        expected = colors.get(published.target_of(label), charts.PUBLISHED_GREY)
+        expected = colors.get(published.target_of(label), scenario_charts.PUBLISHED_GREY)
         assert trace["line"]["color"] == expected and trace["line"]["dash"] == "dot"
     # the shapes the study describes: Thorntail falls after 25 connections, Quarkus JVM peaks at 35
     thorntail, qjvm = drawn["RT-2019 Thorntail (published)"], drawn["RT-2019 Q-JVM (published)"]
@@ -141,7 +141,7 @@ def test_published_curves_sit_on_a_second_axis_in_their_app_modes_colour(synthet
     assert "not drawn" not in chart.note
     # with only the claims' 40-connection row, the note says the shape is not drawn
     monkeypatch.delitem(curves_module.EXTRA_ROWS, ("RT-2019", "/fruits", "rps"))
-    chart = {c.key: c for c in charts.sweep_charts(view, colors)}["throughput-fruits"]
+    chart = {c.key: c for c in scenario_charts.sweep_charts(view, colors)}["throughput-fruits"]
     assert _shown(chart)["RT-2019 Q-JVM (published)"]["x"] == [40]
     assert "only its 40-connection row is transcribed" in chart.note
 
@@ -149,7 +149,7 @@ def test_published_curves_sit_on_a_second_axis_in_their_app_modes_colour(synthet
 def test_max_latency_is_drawn_beside_rt2019s_table_2_maxima(synthetic):
     syn, view, _ = synthetic
     colors = charts.colors_for(view)
-    chart = {c.key: c for c in charts.sweep_charts(view, colors)}["max-latency-fruits"]
+    chart = {c.key: c for c in scenario_charts.sweep_charts(view, colors)}["max-latency-fruits"]
     shown = _shown(chart)
     raw = _raw(syn, "sweep", "latency_max_ms")
     for target in ("quarkus/jvm", "spring-boot/jvm"):
@@ -160,7 +160,7 @@ def test_max_latency_is_drawn_beside_rt2019s_table_2_maxima(synthetic):
         table = curves_module.rt2019_column("latency_max_ms", label)
         trace = shown[f"RT-2019 {label} max (published)"]
         assert (trace["x"], trace["y"], trace["yaxis"]) == (sorted(table), [table[c] for c in sorted(table)], "y2")
-        assert trace["line"]["color"] == colors.get(published.target_of(label), charts.PUBLISHED_GREY)
+        assert trace["line"]["color"] == colors.get(published.target_of(label), scenario_charts.PUBLISHED_GREY)
     # Thorntail's worst maximum is at 25 connections, as Table 2 prints it
     thorntail = shown["RT-2019 Thorntail max (published)"]
     assert thorntail["x"][thorntail["y"].index(max(thorntail["y"]))] == curves_module.peak("latency_max_ms", "Thorntail")[0] == 25
@@ -176,7 +176,7 @@ def test_published_figures_alone_give_no_chart():
 
 def test_startup_strip_shows_every_launch_and_the_warm_median(synthetic):
     syn, view, _ = synthetic
-    chart = charts.startup_chart(view, charts.colors_for(view))
+    chart = scenario_charts.startup_chart(view, charts.colors_for(view))
     assert chart.key == "startup-ttfr_ms" and _axis_title(chart, "xaxis") == "time to first response ms"
     raw = _raw(syn, "startup", "ttfr_ms")
     assert chart.spec()["layout"]["yaxis"]["ticktext"] == ["spring-boot/jvm", "quarkus/jvm"]
@@ -191,7 +191,8 @@ def test_startup_strip_shows_every_launch_and_the_warm_median(synthetic):
 
 def test_open_loop_percentiles_on_a_nines_axis(synthetic):
     syn, view, _ = synthetic
-    chart = {c.key: c for c in charts.percentile_charts(view, charts.colors_for(view))}["percentiles-25% of max"]
+    drawn = scenario_charts.percentile_charts(view, charts.colors_for(view))
+    chart = {c.key: c for c in drawn}["percentiles-25% of max"]
     (name, trace), = _shown(chart).items()  # quarkus/jvm's open-loop run failed: only spring-boot/jvm
     assert name.startswith("spring-boot/jvm @ ") and name.endswith(" req/s")
     xaxis = chart.spec()["layout"]["xaxis"]
@@ -210,17 +211,17 @@ def test_samples_are_read_and_thinned_keeping_the_peak(tmp_path):
         rows.append(f"{i / 10},{i},True,1,{mb * 1024 * 1024},0.0,,")
     rows.append("200.0,2000,False,0,,0.0,,")  # the process had ended: no RSS
     path.write_text("\n".join(rows))
-    data = charts.read_samples(path)
+    data = rss_charts.read_samples(path)
     assert len(data) == 2000 and data[1234] == (123.4, 500.0)
-    thin = charts.downsample(data, 100)
+    thin = rss_charts.downsample(data, 100)
     assert len(thin) <= 100 and max(mb for _, mb in thin) == 500.0
-    chart = charts.rss_chart({"quarkus/jvm": path}, {"quarkus/jvm": "#000000"})
+    chart = rss_charts.rss_chart({"quarkus/jvm": path}, {"quarkus/jvm": "#000000"})
     line = _shown(chart)["quarkus/jvm (peak 500 MB)"]
-    assert line["mode"] == "lines" and len(line["x"]) <= charts.MAX_LINE_POINTS and max(line["y"]) == 500.0
+    assert line["mode"] == "lines" and len(line["x"]) <= rss_charts.MAX_LINE_POINTS and max(line["y"]) == 500.0
     peak = _traces(chart, "quarkus/jvm peak")[0]
     assert (peak["x"], peak["y"]) == ([123.4], [500.0])
     assert _axis_title(chart, "xaxis") == "seconds since launch" and _axis_title(chart, "yaxis") == "RSS MB"
-    assert charts.rss_chart({"x/y": tmp_path / "missing.csv"}, {}) is None
+    assert rss_charts.rss_chart({"x/y": tmp_path / "missing.csv"}, {}) is None
 
 
 def test_soak_intervals_in_time_order(tmp_path):
@@ -232,7 +233,7 @@ def test_soak_intervals_in_time_order(tmp_path):
             store.add_figure(run, "quarkus", "jvm", "soak", "rps", v, "req/s", point="interval", repeat=i)
         store.finish_run(run, "complete")
         view = results.load(store, run)
-        (chart,) = charts.interval_charts(view, "soak", charts.colors_for(view))
+        (chart,) = scenario_charts.interval_charts(view, "soak", charts.colors_for(view))
     finally:
         store.close()
     trace = _shown(chart)["quarkus/jvm"]

@@ -632,10 +632,10 @@ def test_lab_1_3s_rising_throughput_is_checked_against_its_table(study_text):
 
 
 def test_lab_3_2s_delay_and_speed_up_are_computed_from_its_runs():
-    from perflab.present.published import claims
+    from perflab.present.published import lab2020_figures
 
     by_key = {c.key: c for c in published.CONTRADICTIONS}
-    go = statistics.median(claims.LAB20_3_2_GO_RUNS) / 1000
+    go = statistics.median(lab2020_figures.LAB20_3_2_GO_RUNS) / 1000
     assert go > 9.5 and f"median {go:.3f} s" in by_key["lab2020-3.2-delay"].finding()
     ttfr = published.claim("lab2020-coldstart-ttfr")
     speed = by_key["lab2020-3.2-speedup"].finding()
@@ -687,12 +687,12 @@ def _kt_units(printed: str) -> float:
     return float(number) * {"KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3, "s": 1, "m": 60}[unit]
 
 
-@pytest.mark.parametrize("run", list(published.claims.KT2020_WRK_TOTALS))
+@pytest.mark.parametrize("run", list(published.kt2020_figures.KT2020_WRK_TOTALS))
 def test_kt2020s_wrk_totals_are_its_texts_and_agree_with_its_rates(run, study_text):
     text = _flat(study_text("KT-2020"))
-    for label, (requests, duration, read, transfer) in published.claims.KT2020_WRK_TOTALS[run].items():
-        _found_in_order(text, published.claims.kt2020_totals_passage(run, label))
-        rps = float(published.claims.kt2020_totals_passage(run, label)[-2].split()[-1])
+    for label, (requests, duration, read, transfer) in published.kt2020_figures.KT2020_WRK_TOTALS[run].items():
+        _found_in_order(text, published.kt2020_figures.kt2020_totals_passage(run, label))
+        rps = float(published.kt2020_figures.kt2020_totals_passage(run, label)[-2].split()[-1])
         seconds = _kt_units(duration)
         assert requests / seconds == pytest.approx(rps, rel=2e-3), (run, label)
         assert _kt_units(transfer) * seconds == pytest.approx(_kt_units(read), rel=0.015), (run, label)

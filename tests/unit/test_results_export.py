@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import io
 import json
+import platform
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from perflab import cli, results_export, results_import, run_history
-from perflab import store as store_mod
 from perflab.errors import LabError
 from perflab.profiles import storage as profile_storage
 from perflab.report import history
@@ -218,7 +218,7 @@ def test_imported_runs_of_another_machine_neither_join_nor_crowd_out_this_machin
 
 
 def test_how_long_steps_take_here_is_read_from_this_machine_s_runs_only(target, tmp_path, monkeypatch):
-    monkeypatch.setattr(store_mod.platform, "node", lambda: "lab-1")
+    monkeypatch.setattr(platform, "node", lambda: "lab-1")
     rng = np.random.default_rng(10)
     mine = _add_run(target, 0, rng)
     target.add_step(mine, "quarkus/jvm steady", 100.0, 110.0)

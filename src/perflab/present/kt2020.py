@@ -3,14 +3,14 @@ published, the same services fixed, and our contract apps as a modern third poin
 reading of how much of the blog's Spring-over-Quarkus lead each variant keeps.
 
 The blog's figures (Spring Boot 2 and Quarkus 1.3.1.Final on the JVM, Kotlin 1.3.71, H2) are kept
-in published.claims, as published; the blog measured no "fixed" services and no warm 10 s runs.
+in published.kt2020_figures, as published; the blog measured no "fixed" services and no warm 10 s runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perflab.present.published import claims as published
+from perflab.present.published import kt2020_figures as published
 from perflab.present.tables import Table, fmt_published, fmt_ratio
 from perflab.results import Cell, RunView
 
@@ -44,7 +44,7 @@ class Figure:
 
 
 def _blog(figures: dict[str, float]) -> dict[str, str]:
-    """The blog's JVM figures (published.claims holds them) under the frameworks' names."""
+    """The blog's JVM figures (published.kt2020_figures holds them) under the frameworks' names."""
     labels = {SPRING.name: "Spring", QUARKUS.name: "Q-JVM"}
     return {fw: fmt_published(figures[label]) for fw, label in labels.items() if label in figures}
 

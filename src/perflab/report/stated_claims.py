@@ -8,8 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from perflab.present.published.claims import (KT2020_GET, KT2020_LAUNCH_MS, KT2020_POST, KT2020_SOAK_GET,
-                                              KT2020_SOAK_POST, Where, claim, target_of)
+from perflab.present.published.claim_types import Where
+from perflab.present.published.claims import claim
+from perflab.present.published.kt2020_figures import (KT2020_GET, KT2020_LAUNCH_MS, KT2020_POST, KT2020_SOAK_GET,
+                                                      KT2020_SOAK_POST)
+from perflab.present.published.studies import target_of
 from perflab.report import ratios
 from perflab.results import Cell, RunView
 

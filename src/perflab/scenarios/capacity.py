@@ -25,7 +25,7 @@ from perflab import capacity_search as cs
 from perflab.drivers import oha
 from perflab.drivers.base import LoadResult
 from perflab.placements import KUBERNETES, LoadGenerator
-from perflab.present import charts as plot, timeline_charts
+from perflab.present import charts as plot, scenario_charts, timeline_charts
 from perflab.present.chart_inputs import ChartInputs
 from perflab.present.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
@@ -296,7 +296,7 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
         for path in paths:  # one curve per app/mode and path: a further path's named after it
             shape = "" if path == paths[0] else f" {path}"
             for metric, name, dash in CURVE:
-                pts = [plot.cell_point(c, c.params["rate"], c.point) for c in steps
+                pts = [scenario_charts.cell_point(c, c.params["rate"], c.point) for c in steps
                        if c.target == t and c.metric == metric and c.params.get("path") == path]
                 if pts or not shape:
                     series.append(plot.Series(f"{t}{shape} {name}", colors[t], pts, dash=dash, group=t))

@@ -23,7 +23,7 @@ from perflab.drivers import oha
 from perflab.drivers.base import RATE_SHORTFALL_LIMIT
 from perflab.instance import mb
 from perflab.placements import KUBERNETES
-from perflab.present import charts as plot
+from perflab.present import charts as plot, scenario_charts
 from perflab.present.chart_inputs import ChartInputs
 from perflab.present.tables import METRIC_LABELS, Table, by_point_table, fmt_value
 from perflab.results import RunView
@@ -191,7 +191,7 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
         paths = list(dict.fromkeys(c.params.get("path") for c in cells)) or [None]
         # one line per app/mode and path: a further path's dashed and named after it
         series = [plot.Series(t + ("" if path == paths[0] else f" {path}"), colors[t],
-                              [plot.cell_point(c, c.params["rate"], c.point) for c in cells
+                              [scenario_charts.cell_point(c, c.params["rate"], c.point) for c in cells
                                if c.target == t and c.params.get("rate") and c.params.get("path") == path],
                               dash="" if path == paths[0] else "dash")
                   for path in paths for t in colors]

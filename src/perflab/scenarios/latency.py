@@ -12,7 +12,7 @@ import re
 
 from perflab.drivers import oha
 from perflab.instance import Instance
-from perflab.present import charts as plot, timeline_charts
+from perflab.present import scenario_charts, timeline_charts
 from perflab.present.chart_inputs import ChartInputs
 from perflab.present.tables import PERCENTILES, Table, by_target_table, label, ordered_targets, points_in_order
 from perflab.results import RunView
@@ -123,7 +123,7 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    return (plot.percentile_charts(view, colors)
+    return (scenario_charts.percentile_charts(view, colors)
             + timeline_charts.latency_over_time_charts(inputs.timelines, view, colors, scenario="latency"))
 
 SCENARIO = Scenario(

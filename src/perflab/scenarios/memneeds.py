@@ -38,7 +38,7 @@ from perflab.drivers import wrk
 from perflab.errors import AppFailed
 from perflab.instance import Instance, mb
 from perflab.placements import KUBERNETES
-from perflab.present import charts as plot
+from perflab.present import charts as plot, scenario_charts
 from perflab.present.chart_inputs import ChartInputs
 from perflab.present.tables import METRIC_LABELS, Table, by_target_table, fmt_value, label, points_in_order
 from perflab.results import RunView
@@ -371,7 +371,7 @@ def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
         mine = [c for c in cells if c.target == t]
         points = []
         for c in mine:
-            p = plot.cell_point(c, c.params["memory_mb"], c.point)
+            p = scenario_charts.cell_point(c, c.params["memory_mb"], c.point)
             half = ci.get((t, c.point))
             if half is not None:  # the step's own noise rather than the (single) repeat's min..max
                 p = dataclasses.replace(p, low=p.y * (1 - half / 100), high=p.y * (1 + half / 100))

@@ -11,7 +11,7 @@ import re
 
 from perflab.errors import AppFailed
 from perflab.placements import KUBERNETES
-from perflab.present import charts as plot
+from perflab.present import rss_charts
 from perflab.present.chart_inputs import ChartInputs
 from perflab.present.tables import Table, by_target_table, points_in_order
 from perflab.results import RunView
@@ -100,7 +100,7 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    return [plot.rss_chart(inputs.samples, colors)]
+    return [rss_charts.rss_chart(inputs.samples, colors)]
 
 SCENARIO = Scenario(
     name="memory", title="Memory under load: peak RSS and req/s per MB", phase=Phase.ON_LOAD,

@@ -28,7 +28,7 @@ from perflab.drivers.base import LoadResult
 from perflab.errors import AppFailed, LabError
 from perflab.instance import Instance, mb
 from perflab.placements import KUBERNETES
-from perflab.present import charts as plot
+from perflab.present import rss_charts, scenario_charts
 from perflab.present.chart_inputs import ChartInputs
 from perflab.present.tables import Table, by_target_table
 from perflab.results import RunView
@@ -283,8 +283,8 @@ def tables(view: RunView) -> list[Table]:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    return [plot.rss_chart(inputs.samples, colors, "RSS over the soak", key="rss-soak"),
-            *plot.interval_charts(view, "soak", colors)]
+    return [rss_charts.rss_chart(inputs.samples, colors, "RSS over the soak", key="rss-soak"),
+            *scenario_charts.interval_charts(view, "soak", colors)]
 
 SCENARIO = Scenario(
     name="soak", title="Soak: a long run", phase=Phase.OWN_AFTER, settings=SoakSettings, run=run,

@@ -16,7 +16,7 @@ import time
 from perflab import api_checks
 from perflab.errors import AppFailed, LabError
 from perflab.instance import mb
-from perflab.present import charts as plot
+from perflab.present import scenario_charts
 from perflab.present.chart_inputs import ChartInputs
 from perflab.present.tables import Table, by_target_table
 from perflab.results import RunView
@@ -164,7 +164,8 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    return [plot.startup_chart(view, colors), plot.startup_chart(view, colors, "framework_start_ms")]
+    return [scenario_charts.startup_chart(view, colors),
+            scenario_charts.startup_chart(view, colors, "framework_start_ms")]
 
 
 def steady_feeds_startup(data: dict, scenarios: list[str]) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from perflab.analysis import stats
 from perflab.drivers import wrk
 from perflab.errors import AppFailed
-from perflab.present import charts as plot, timeline_charts
+from perflab.present import scenario_charts, timeline_charts
 from perflab.present.chart_inputs import ChartInputs
 from perflab.present.tables import Table, by_point_table, ordered_targets, percentile_table, sweep_series
 from perflab.results import RunView
@@ -180,7 +180,7 @@ def describe(p: dict, plan: dict) -> str:
 
 
 def charts(view: RunView, inputs: ChartInputs, colors: dict) -> list:
-    return plot.sweep_charts(view, colors) + timeline_charts.over_time_charts(view, inputs, colors, "sweep")
+    return scenario_charts.sweep_charts(view, colors) + timeline_charts.over_time_charts(view, inputs, colors, "sweep")
 
 SCENARIO = Scenario(
     name="sweep", title="Throughput and latency vs connections (closed loop)", phase=Phase.ON_LOAD,

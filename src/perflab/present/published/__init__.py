@@ -5,11 +5,12 @@ used (methods); LAB-2020's developer-loop claims and the verdict a run gives eac
 RT-2019's and KT-2020's worded conclusions judged the same way (stated_claims)."""
 
 from perflab.present.published import attributes, curves, projection, worded
-from perflab.present.published.claims import (CLAIMS, COST_STUDY, PUBLISHED_SAVINGS, RT2019_BUDGET_MB, STUDIES, TARGETS,
-                                              Claim, Study, Where, claim, target_of)
+from perflab.present.published.claim_types import Claim, Where
+from perflab.present.published.claims import CLAIMS, COST_STUDY, PUBLISHED_SAVINGS, RT2019_BUDGET_MB, claim
 from perflab.present.published.conflicts import (CONTRADICTIONS, NOT_TRANSCRIBED, Contradiction, Untranscribed,
                                                  contradiction_rows)
 from perflab.present.published.methods import METHODS, STUDY_PLANS, Setting
+from perflab.present.published.studies import STUDIES, TARGETS, Study, target_of
 
 __all__ = ["CLAIMS", "COST_STUDY", "PUBLISHED_SAVINGS", "RT2019_BUDGET_MB", "STUDIES", "TARGETS", "Claim", "Study", "Where", "claim",
            "target_of", "CONTRADICTIONS", "NOT_TRANSCRIBED", "Contradiction", "Untranscribed", "contradiction_rows", "METHODS",

@@ -13,8 +13,10 @@ from statistics import median
 from typing import Callable
 
 from perflab.present.published import attributes
-from perflab.present.published.claims import LAB20_1_3_LABELS, LAB20_1_3_TABLE, LAB20_3_2_GO_RUNS, KT2020_POST, claim
+from perflab.present.published.claims import claim
 from perflab.present.published.curves import RT2019_LABELS, peak, rt2019_column
+from perflab.present.published.kt2020_figures import KT2020_POST
+from perflab.present.published.lab2020_figures import LAB20_1_3_LABELS, LAB20_1_3_TABLE, LAB20_3_2_GO_RUNS
 from perflab.present.published.projection import printed as printed_projection
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perflab.present.published.claims import CLAIMS, LAB20_1_3_LABELS, LAB20_1_3_TABLE
+from perflab.present.published.claims import CLAIMS
+from perflab.present.published.lab2020_figures import LAB20_1_3_LABELS, LAB20_1_3_TABLE
 
 RT2019_LABELS = ("Thorntail", "Q-native", "Q-JVM")  # the tables' column order
 

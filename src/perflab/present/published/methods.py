@@ -15,7 +15,7 @@ from typing import Any, Callable
 from perflab import apps
 from perflab.errors import LabError
 from perflab.present.published import devloop_claims
-from perflab.present.published.claims import STUDIES, target_of
+from perflab.present.published.studies import STUDIES, target_of
 
 
 NOT_STATED = "not stated"  # a setting the study does not state: whatever the plan chose is declared
@@ -28,7 +28,7 @@ class Setting:
     said: str  # what the study says about it
     at_least: bool = False  # a ceiling: the plan may allow more, not less
     # where the study's text states the value: strings found in order in its text (see
-    # claims.TEXTS); every value but NOT_STATED has one, and a test reads the value in it
+    # studies.TEXTS); every value but NOT_STATED has one, and a test reads the value in it
     passage: tuple[str, ...] = ()
 
     def follows(self, planned: Any) -> bool:

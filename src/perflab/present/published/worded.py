@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from perflab.present.published.claims import LAB20_1_3_TABLE, PUBLISHED_SAVINGS, STUDIES, claim
+from perflab.present.published.claims import PUBLISHED_SAVINGS, claim
+from perflab.present.published.lab2020_figures import LAB20_1_3_TABLE
+from perflab.present.published.studies import STUDIES
 
 RATIO = "ratio"
 
