@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from perflab import results, rounds
+from perflab.probes.sampling import Sample, SampleSeries
 from perflab.report import versions as by_version
 from perflab.report.version_changes import equal_load
 from perflab.scenarios import steady
@@ -118,3 +119,22 @@ def test_launches_offered_another_rate_are_counted(store):
 
 def test_a_run_stored_before_versions_shared_a_rate_states_none(store):
     assert equal_load(_versions_run(store, {"3.33.2": [2000.0] * 3, "3.37.1": [2800.0] * 3}, None)) == []
+
+
+def _sampled(cgroup: list[float | None], tree: list[float]) -> SimpleNamespace:
+    """An instance whose sampler read the app's CPU once a second: its cgroup's and its processes'."""
+    samples = [Sample(t_ns=i * 10**9, alive=True, procs=1, rss_bytes=1, cpu_s=t, cgroup_memory_bytes=1,
+                      cgroup_cpu_s=c) for i, (c, t) in enumerate(zip(cgroup, tree))]
+    return SimpleNamespace(sampler=SimpleNamespace(snapshot=lambda: SampleSeries(samples)))
+
+
+def test_the_open_loop_points_cpu_per_request_is_the_apps_cpu_over_the_run_by_its_requests():
+    # 4 s of open loop at 1,000 req/s in which the app's cgroup used 1.2 s of CPU: 0.3 ms a request
+    inst = _sampled([5.0, 5.3, 5.6, 5.9, 6.2], [9.0, 9.1, 9.2, 9.3, 9.4])
+    done = SimpleNamespace(requests=4000)
+    assert steady.open_loop_cpu_ms(inst, done, 0, 4 * 10**9) == pytest.approx(0.3)
+    # without the cgroup's reading, the processes' own CPU
+    inst = _sampled([None] * 5, [9.0, 9.1, 9.2, 9.3, 9.4])
+    assert steady.open_loop_cpu_ms(inst, done, 0, 4 * 10**9) == pytest.approx(0.1)
+    assert steady.open_loop_cpu_ms(inst, SimpleNamespace(requests=0), 0, 4 * 10**9) is None
+    assert steady.open_loop_cpu_ms(inst, done, 0, 0) is None  # one sample: no share

@@ -23,6 +23,8 @@ point at the most connections; later points at as many are further request shape
 An open-loop point at a fraction of the launch's own steady throughput at the headline point ends
 each launch when open_loop_fraction > 0; of several versions of one app/mode, every launch of
 every version is offered that fraction of the oldest version's throughput instead (open_loop_rate).
+The open-loop point records the app's CPU per request too: at one offered rate for every app it is
+their efficiency at equal load, which the closed-loop point, where each serves what it can, is not.
 
 A point with measure = false is a warm-up point only (e.g. a few connections that let the JIT
 finish before the measured concurrency): its time to steady state is recorded, the next point
@@ -574,8 +576,10 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
                         + (f" ({cfg.open_loop_fraction:.0%} of {basis['basis']['oldest']}'s throughput, as every "
                            "version)" if basis["rate_basis"] == OLDEST else ""))
     with intervals.request_records() as folder:
+        start_ns = time.monotonic_ns()
         result = ctx.load.open(inst.load_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
                                connections=p.connections, requests_db=folder / "measured.db")
+        end_ns = time.monotonic_ns()
         rows = intervals.oha_rows(inst, result, folder / "measured.db", launch=launch, point=at.label,
                                   interval_s=cfg.interval_s)
     flags = (["driver-bound"] if result.driver_bound else []) + (["errors"] if result.errors.total else [])
@@ -583,9 +587,20 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
     for metric, value, unit in (("offered_rate", rate, "req/s"), ("rps", result.rps, "req/s"),
                                 ("latency_p50_ms", result.latency.percentile("50"), "ms"),
                                 ("latency_p99_ms", result.latency.percentile("99"), "ms"),
-                                ("latency_p99.9_ms", result.latency.percentile("99.9"), "ms")):
-        ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags, extra=extra)
+                                ("latency_p99.9_ms", result.latency.percentile("99.9"), "ms"),
+                                ("app_cpu_ms_per_request", open_loop_cpu_ms(inst, result, start_ns, end_ns), "ms")):
+        ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags, extra=extra)  # None: not stored
     return rows
+
+
+def open_loop_cpu_ms(inst: Instance, result: LoadResult, start_ns: int, end_ns: int) -> float | None:
+    """The app's CPU per request over an open-loop run: its CPU seconds from its cgroup (else its
+    processes) between the run's start and end, over the requests completed (None without both)."""
+    series = inst.sampler.snapshot()
+    share = series.cpu_share("cgroup_cpu_s", start_ns, end_ns) or series.cpu_share("cpu_s", start_ns, end_ns)
+    if share is None or not result.requests:
+        return None
+    return 1000 * share * (end_ns - start_ns) / 1e9 / result.requests
 
 
 def launch(ctx: Context, launch: int) -> LaunchResult | None:
