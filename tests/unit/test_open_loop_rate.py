@@ -71,6 +71,14 @@ def test_a_resumed_run_finds_the_rate_its_first_part_set(store):
                      extra={"offered_rate": rate, **basis})
     resumed = _Lab(store, run, QUARKUS)  # a new Lab: nothing in memory
     assert steady.open_loop_rate(_ctx("quarkus@3.37.1/jvm", resumed), 7000.0, 3)[0] == 2000
+    # a rate stored before the basis was named "of" (the oldest version's only) is found the same
+    older = store.begin_run({}, {})
+    store.add_figure(older, "quarkus@3.33.2", "jvm", "steady", "offered_rate", 1800, "req/s", repeat=1,
+                     extra={"offered_rate": 1800, "rate_basis": steady.OLDEST,
+                            "basis": {"oldest": "quarkus@3.33.2/jvm", "rate": 1800, "rps": 3600.0, "launch": 1,
+                                      "fraction": 0.5}})
+    rate, basis = steady.open_loop_rate(_ctx("quarkus@3.34.3/jvm", _Lab(store, older, QUARKUS)), 5000.0, 2)
+    assert rate == 1800 and basis["basis"]["of"] == "quarkus@3.33.2/jvm"
 
 
 def test_the_first_round_launches_each_apps_oldest_version_before_its_others_and_stays_balanced():

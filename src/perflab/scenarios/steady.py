@@ -575,7 +575,7 @@ def _stored_rate(ctx: Context, kind: str, basis_label: str) -> dict | None:
         if f.scenario == "steady" and f.metric == "offered_rate" and f.extra.get("rate_basis") == kind:
             basis = f.extra.get("basis") or {}
             if basis.get("of", basis.get("oldest")) == basis_label:
-                return basis
+                return {"of": basis_label, **basis}  # a versions' basis stored before "of" named it
     return None
 
 
