@@ -45,9 +45,10 @@ class Lab:
     # where instances run and load comes from (perflab.placements); on this machine unless given
     placement: Placement | None = None
     # several versions of one app/mode: each one's label -> the oldest version's, whose measured
-    # throughput sets the rate all of them are offered at the open-loop point (steady.open_loop_rate)
+    # throughput sets the rate all of them are offered at the open-loop point (steady.open_loop_rate);
+    # with [steady] open_loop_basis, every app/mode's label -> that basis
     open_loop_basis: dict[str, str] = field(default_factory=dict)
-    open_loop_rates: dict[str, dict] = field(default_factory=dict)  # the oldest's label -> the rate and its basis
+    open_loop_rates: dict[str, dict] = field(default_factory=dict)  # the basis label -> the rate and its basis
 
     def __post_init__(self) -> None:
         if self.placement is None:  # a lab without a topology (tests of the report) sends no load

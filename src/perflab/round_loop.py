@@ -69,7 +69,7 @@ class RoundsLoop:
                                                     e.target.default_mode) for e in self.entrants.values()])
         self.chasing = {label for p in self.pairs for label in (p.numerator, p.denominator)} if cfg.target > 0 else set()
         self.planned = planned_rounds(plan, [e.target for e in self.entrants.values()])
-        order = rounds.orders(seed, labels, cfg.max_rounds + self.planned)
+        order = rounds.orders(seed, labels, cfg.max_rounds + self.planned, plan.settings("steady").open_loop_basis)
         design = earlier.get("design", "") if earlier else rounds.BALANCED  # a run resumed keeps its own
         known = run_history.load(lab.store, lab.run_id) if cfg.target > 0 else run_history.History()
         self.known = known

@@ -76,7 +76,7 @@ def order_text(record: dict) -> str:
     return f"order {how} with seed {record.get('seed')}"
 
 
-def orders(seed: int, labels: list[str], rounds: int) -> list[list[str]]:
+def orders(seed: int, labels: list[str], rounds: int, first: str = "") -> list[list[str]]:
     """The order of the app/modes in each round, in blocks of a Williams design (Williams 1949, as
     crossover trials use): within a block each app/mode stands once in every position and follows
     every other one equally often, so neither an app's place in the round nor the app launched just
@@ -87,7 +87,9 @@ def orders(seed: int, labels: list[str], rounds: int) -> list[list[str]]:
     Of several versions of one app/mode, the oldest launches before the others in the first round:
     its throughput there sets the rate every version is offered at the open-loop point
     (perflab.scenarios.steady.open_loop_rate). The versions trade their parts of the design for
-    that (a relabelling of the whole design, which keeps every balance above)."""
+    that (a relabelling of the whole design, which keeps every balance above). `first`, the app/mode
+    whose throughput sets every app/mode's open-loop rate ([steady] open_loop_basis), launches first
+    in the first round, by the same kind of relabelling."""
     rng = random.Random(seed)
     out: list[list[str]] = []
     while len(out) < rounds:
@@ -99,8 +101,14 @@ def orders(seed: int, labels: list[str], rounds: int) -> list[list[str]]:
     out = out[:rounds]
     if not out:
         return out
-    swap = _oldest_first(out[0])
+    swap = {first: out[0][0], out[0][0]: first} if first in labels else _oldest_first(out[0])
     return [[swap.get(label, label) for label in row] for row in out]
+
+
+def open_loop_bases(labels: list[str], basis: str = "") -> dict[str, str]:
+    """Each label -> the label whose throughput sets its open-loop rate: with a basis, every label
+    -> that basis (one rate for the whole run); else the versions' oldest (oldest_versions)."""
+    return {label: basis for label in labels} if basis else oldest_versions(labels)
 
 
 def oldest_versions(labels: list[str]) -> dict[str, str]:

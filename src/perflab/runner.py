@@ -100,8 +100,10 @@ def target_facts(targets: list[Target]) -> list[tuple[str, bool, bool]]:
 def _measure(lab: Lab, ready: Ready, targets: list[Target], earlier_rounds: dict | None) -> None:
     """The run's steps: builds, each app/mode's own scenarios, then the rounds."""
     _run_builds(lab, ready.builds, ready.variants)
-    # several versions of one app/mode: their open-loop points are offered one rate (steady.open_loop_rate)
-    lab.open_loop_basis = rounds.oldest_versions([t.label for t in targets if not t.unavailable])
+    # several versions of one app/mode, or every app/mode with [steady] open_loop_basis: their open-loop
+    # points are offered one rate (steady.open_loop_rate)
+    common = lab.plan.settings("steady").open_loop_basis
+    lab.open_loop_basis = rounds.open_loop_bases([t.label for t in targets if not t.unavailable], common)
     states = {}
     try:
         for target in targets:
@@ -109,8 +111,8 @@ def _measure(lab: Lab, ready: Ready, targets: list[Target], earlier_rounds: dict
         came_through = [t for t in targets if states.get(t.label) is not None]
         RoundsLoop(lab, came_through, states, earlier_rounds).run()
     finally:
-        if lab.open_loop_rates:  # for the report by version: what rate every version was offered, and why
-            ready.env["open_loop_rates"] = lab.open_loop_rates
+        if lab.open_loop_rates:  # for the reports: what rate every version (or app/mode) was offered, and why
+            ready.env["open_loop_common" if common else "open_loop_rates"] = lab.open_loop_rates
             lab.store.update_environment(lab.run_id, ready.env)
 
 

@@ -92,6 +92,7 @@ def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
             targets += [Target(variant, m, apps.unavailable(variant, m, plan["limits"]["jdk"] or None))
                         for m in _planned_modes(variant, plan)]
         place_run_on(plan, targets)
+        check_open_loop_basis(plan, targets)
         return targets
     lab_apps = apps.discover(apps_root)
     # "all" means the apps that serve the contract: apps with an API of their own are named explicitly
@@ -113,7 +114,18 @@ def select_targets(plan: Plan, apps_root: Path | None = None) -> list[Target]:
             for mode in modes:
                 targets.append(Target(variant, mode, apps.unavailable(variant, mode, plan["limits"]["jdk"] or None)))
     place_run_on(plan, targets)
+    check_open_loop_basis(plan, targets)
     return targets
+
+
+def check_open_loop_basis(plan: Plan, targets: list[Target]) -> None:
+    """[steady] open_loop_basis names one of the plan's app/modes (its throughput sets every
+    app/mode's open-loop rate), or none."""
+    basis = plan.settings("steady").open_loop_basis
+    labels = [t.label for t in targets]
+    if basis and basis not in labels:
+        raise LabError(f"plan {plan.name}: [steady] open_loop_basis {basis!r} is not one of the plan's app/modes",
+                       fix=f"allowed: {', '.join(labels)} (or empty: each launch's own throughput)")
 
 
 def place_run_on(plan: "Plan", targets: list[Target]) -> None:

@@ -5,6 +5,7 @@ the plan's maximum. Stand-in apps only: these test the lab's scheduling, not any
 
 from __future__ import annotations
 
+import json
 
 import pytest
 
@@ -132,5 +133,30 @@ def test_steady_launches_past_its_own_launches_only_while_the_ratio_is_unsettled
                    for e in record["launches"])
         reasons = {(o["app"], o["scenario"]): o["reason"] for o in st.outcomes(run_id)}
         assert reasons[("alpha", "steady")] == f"{launches} fresh launches in interleaved rounds"
+    finally:
+        st.close()
+
+
+def test_with_an_open_loop_basis_it_launches_first_and_every_app_is_offered_its_rate(two_apps, oha_binary):
+    # beta's throughput sets the one open-loop rate: half of it in its first launch, for alpha too,
+    # with each app's CPU per request recorded there (its CPU per request at equal load)
+    plan = PLAN.format(seed=5, target=0, max_rounds=2, runs=2) \
+        .replace("timeout_s = 20\n[rounds]", "timeout_s = 20\nopen_loop_fraction = 0.5\nopen_loop_s = 2\n"
+                                               "open_loop_basis = \"beta/jvm\"\n[rounds]")
+    st, run_id = run_plan_on(two_apps, plan)
+    try:
+        record = st.rounds_record(run_id)
+        assert record["orders"][0][0] == "beta/jvm"
+        assert rounds.orders(5, ["alpha/jvm", "beta/jvm"], 2)[0][0] == "alpha/jvm"  # the seed alone: alpha first
+        opened = [f for f in _figures(st, run_id, "steady") if "open loop" in f.point]
+        offered = [f for f in opened if f.metric == "offered_rate"]
+        assert sorted((f.app, f.repeat) for f in offered) == [(a, n) for a in ("alpha", "beta") for n in (1, 2)]
+        basis = offered[0].extra["basis"]
+        assert offered[0].app == "beta" and basis["of"] == "beta/jvm" and basis["launch"] == 1
+        assert all(f.value == basis["rate"] and f.extra["rate_basis"] == "common basis" for f in offered)
+        cpu = [f for f in opened if f.metric == "app_cpu_ms_per_request"]
+        assert sorted((f.app, f.repeat) for f in cpu) == [(a, n) for a in ("alpha", "beta") for n in (1, 2)]
+        assert all(0 < f.value < 100 and f.unit == "ms" for f in cpu)
+        assert json.loads(st.run(run_id)["environment_json"])["open_loop_common"]["beta/jvm"]["rate"] == basis["rate"]
     finally:
         st.close()

@@ -95,18 +95,67 @@ def test_a_level_is_the_geometric_mean_with_students_t_on_the_logs():
 
 def test_the_table_has_a_row_per_app_mode_and_each_figure_with_its_interval_and_n(store):
     targets = [*FOUR, "go-reference/native"]
-    table = frameworks.table_of(_run(store, targets))
+    view = _run(store, targets)
+    table = frameworks.table_of(view)
+    shown = frameworks.side_by_side(view).figures()
     assert [r[0] for r in table.rows] == [*FOUR, "go-reference/native (reference)"]
     assert len(table.headers) == 1 + len(FIGURES)
     column = {h: i for i, h in enumerate(table.headers)}
     for row in table.rows:
         target = row[0].split(" ")[0]
         for metric, (_, base, inverse) in FIGURES.items():
-            label = next(f for f in frameworks.FIGURES if f.metric == metric)
+            label = next(f for f in shown if f.metric == metric)
             estimate, low, high = _expected(_values(target, base, inverse, 4))
             assert row[column[f"{label.label} {label.unit}"]] == \
                 f"{fmt_value(estimate)} [{fmt_value(low)}-{fmt_value(high)}] n=4"
     assert "95%" in table.note and "go-reference" in table.note
+    # no common open-loop rate in this run: the closed-loop CPU per request, said to be that
+    assert "app CPU per request (closed loop) ms" in table.headers and "no common open-loop rate" in table.note
+
+
+def _equal_load_run(store: Store, targets: list[str], rate: float = 1250.0) -> results.RunView:
+    """A run whose open-loop points were all offered one rate, half of spring-boot/jvm's throughput:
+    each app's CPU per request there the closed-loop one's / 2, with Go's a fifth of Spring Boot's."""
+    plan = {**PLAN, "steady": {**PLAN["steady"], "open_loop_basis": "spring-boot/jvm"}}
+    common = {"spring-boot/jvm": {"of": "spring-boot/jvm", "rate": rate, "rps": 2500.0, "launch": 1,
+                                  "fraction": 0.5}}
+    view = _run(store, targets, plan=plan)
+    run = view.id
+    store.update_environment(run, {**ENV, "open_loop_common": common})
+    at, params = "fruits c=4 open loop 50%", {**AT, "fraction": 0.5, "open_loop": True}
+    for target in targets:
+        app, mode = target.split("/")
+        for n, v in enumerate(_values(target, 0.2, True, 4), 1):
+            store.add_figure(run, app, mode, "steady", "app_cpu_ms_per_request", v, "ms", point=at, params=params,
+                             repeat=n)
+            store.add_figure(run, app, mode, "steady", "offered_rate", rate if n > 1 or app == "spring-boot" else 900.0,
+                             "req/s", point=at, params=params, repeat=n)
+    return results.load(store, run)
+
+
+def test_with_a_common_open_loop_rate_the_efficiency_column_is_cpu_per_request_at_that_rate(store):
+    targets = [*FOUR, "go-reference/native"]
+    view = _equal_load_run(store, targets)
+    table = frameworks.table_of(view)
+    column = table.headers.index("app CPU per request at equal load ms")
+    for row in table.rows:
+        target = row[0].split(" ")[0]
+        estimate, low, high = _expected(_values(target, 0.2, True, 4))  # the open-loop figures, not the 0.4 base
+        assert row[column] == f"{fmt_value(estimate)} [{fmt_value(low)}-{fmt_value(high)}] n=4"
+    assert "1,250 req/s offered to every app/mode, 50% of spring-boot/jvm's steady throughput in its launch 1" \
+        in table.note
+    # launch 1 of every app but the basis ran before the rate was known
+    assert "4 launch(es) ran before that rate was known" in table.note
+
+
+def test_the_findings_give_cpu_per_request_at_equal_load_for_every_pair_and_against_the_go_reference(store):
+    view = _equal_load_run(store, [*FOUR, "go-reference/native"])
+    lines = [x for x in findings.findings(view).notes() if "at equal load" in x]
+    pairs = {tuple(x.split(":")[0].split(" / ")) for x in lines}
+    assert pairs == {tuple(p.split(":")) for p in HEADLINE} | {(t, "go-reference/native") for t in FOUR}
+    # Helidon against the Go reference: SPEED 1.8 and 3.0, CPU per request against speed: 3.0 / 1.8, every round
+    [line] = [x for x in lines if x.startswith("helidon/jvm / go-reference/native")]
+    assert "(1,250 req/s) 1.67 [1.67-1.67] (4 rounds)" in line
 
 
 def test_two_rows_quotient_is_the_paired_ratio_the_findings_give(store):

@@ -11,23 +11,32 @@ quotient of two rows' estimates is the ratio the findings give when every round 
 interval never reaches below zero. The interval is that of the app/mode's own launches; a ratio's
 interval, paired by round, is narrower when the host's speed moved both sides alike.
 
+The efficiency figure, app CPU per request, is read at the open-loop point when the run offered
+every app/mode one rate there ([steady] open_loop_basis): at equal load, which the closed-loop
+point, where each app serves what its CPU allows, is not; the findings then give its ratio for every
+headline pair and for each framework against the Go reference. A run without that common rate
+keeps the closed-loop figure, labelled as such.
+
 Shown when a run measured at least two of the four frameworks, so in `full` too.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import stats as sps
 
+from perflab import headline
 from perflab.apps.versions import split_name
 from perflab.headline import cells as headline_cells
 from perflab.present.charts import Chart, Panel, Point, colors_for, panels_chart
 from perflab.present.published import TARGETS
 from perflab.present.tables import TextTable, fmt_value
+from perflab.report.ratios import interval_of
 from perflab.results import Cell, RunView
+from perflab.scenarios.steady_report import common_rate, common_rate_text
 
 FRAMEWORKS = {"quarkus": "Quarkus", "spring-boot": "Spring Boot", "micronaut": "Micronaut", "helidon": "Helidon SE"}
 REFERENCE = "go-reference"  # beside them, not one of them
@@ -55,6 +64,13 @@ FIGURES = (
     Figure("p99", "latency p99", "ms", "steady", "latency_p99_ms"),
     Figure("cpu", "app CPU per request", "ms", "steady", "app_cpu_ms_per_request"),
 )
+CPU = "app_cpu_ms_per_request"
+
+
+def open_loop_cell(view: RunView, target: str, at: Cell, metric: str = CPU) -> Cell | None:
+    """`target`'s figure at the open-loop point that followed its headline point `at`."""
+    return next((c for c in view.find("steady", metric) if c.target == target and c.params.get("open_loop")
+                 and c.point.startswith(f"{at.point} open loop")), None)
 
 
 @dataclass(frozen=True)
@@ -112,21 +128,28 @@ class SideBySide:
     rows: list[Row]
     points: list[str]       # steady's headline point(s) the load figures come from
     unpublished: str        # that no published figure exists for some of them
+    equal: dict | None = None  # the common open-loop rate the CPU per request is read at (common_rate)
+    offered_other: int = 0  # launches offered another rate there (before the basis had measured)
 
     def figures(self) -> list[Figure]:
-        """The figures at least one row has."""
-        return [f for f in FIGURES if any(r.levels.get(f.key) for r in self.rows)]
+        """The figures at least one row has, the CPU per request named by the point it is read at."""
+        where = " at equal load" if self.equal else " (closed loop)"
+        return [replace(f, label=f.label + where) if f.key == "cpu" else f
+                for f in FIGURES if any(r.levels.get(f.key) for r in self.rows)]
 
     def frameworks(self) -> list[str]:
         return list(dict.fromkeys(app_of(r.target) for r in self.rows if not r.reference))
 
 
-def _cells(view: RunView, target: str, steady: dict[str, Cell]) -> dict[str, Cell | None]:
+def _cells(view: RunView, target: str, steady: dict[str, Cell], equal: bool) -> dict[str, Cell | None]:
     out: dict[str, Cell | None] = {}
     at = steady.get(target)
     for f in FIGURES:
         if f.scenario == "startup":
             found = view.find("startup", f.metric, "warm")
+        elif f.key == "cpu" and equal:
+            out[f.key] = open_loop_cell(view, target, at) if at is not None else None
+            continue
         else:
             found = view.find("steady", f.metric, at.point) if at is not None else []
         out[f.key] = next((c for c in found if c.target == target), None)
@@ -137,9 +160,10 @@ def side_by_side(view: RunView) -> SideBySide | None:
     """The frameworks' rows, or None when the run measured fewer than two of the four frameworks on
     any of these figures."""
     steady = headline_cells(view)
+    equal = common_rate(view)
     rows = []
     for target in compared(view):
-        cells = _cells(view, target, steady)
+        cells = _cells(view, target, steady, equal is not None)
         # steady's figures from the launches that reached steady state only (start-up's are all warm launches)
         levels = {k: level(c.steady_values()) if c is not None else None for k, c in cells.items()}
         if any(levels.values()):
@@ -147,7 +171,19 @@ def side_by_side(view: RunView) -> SideBySide | None:
     if len({app_of(r.target) for r in rows if not r.reference}) < 2:
         return None
     points = list(dict.fromkeys(steady[r.target].point for r in rows if r.target in steady))
-    return SideBySide(rows, points, unpublished_line([r.target for r in rows]))
+    other = 0
+    if equal is not None:
+        offered = [c for r in rows if r.target in steady
+                   and (c := open_loop_cell(view, r.target, steady[r.target], "offered_rate")) is not None]
+        other = sum(1 for c in offered for v in c.values if abs(v - equal["rate"]) > 0.5)
+    return SideBySide(rows, points, unpublished_line([r.target for r in rows]), equal, other)
+
+
+def equal_load_text(equal: dict, offered_other: int = 0) -> str:
+    """The common open-loop rate, and how many launches were offered another."""
+    return (common_rate_text(equal)
+            + (f"; {offered_other} launch(es) ran before that rate was known and were offered a fraction of their "
+               "own throughput" if offered_other else ""))
 
 
 def unpublished_line(targets: list[str]) -> str:
@@ -171,8 +207,11 @@ def note(side: SideBySide) -> str:
     at = " and ".join(side.points) if side.points else "the closed-loop point"
     parts = [f"each value: the geometric mean of the app/mode's launches [its {CONFIDENCE:.0%} interval, Student's t "
              f"on the logs] n = launches (start-up: the warm launches; the rest: steady's fresh launches at {at})",
-             "app CPU per request is measured at that closed-loop point, where each app serves as much as its one CPU "
-             "allows: at equal offered rates it is the efficiency scenario's figure",
+             (f"app CPU per request is measured at the open-loop point after it, at equal load: "
+              f"{equal_load_text(side.equal, side.offered_other)}" if side.equal else
+              "app CPU per request is measured at that closed-loop point, where each app serves as much as its one "
+              "CPU allows (the run offered no common open-loop rate): at equal offered rates it is the efficiency "
+              "scenario's figure"),
              "the ratios, paired by round, are in the findings"]
     warming = [f"{r.target} {n}" for r in side.rows if (c := r.cells.get("rps")) is not None
                and (n := len(c.warming_values()))]
@@ -245,7 +284,38 @@ def finding_lines(view: RunView, found: list[tuple[str, str]]) -> list[str]:
         why = [w for t in (a, b) if (w := _why_not(view, t, targets))]
         out.append(f"{a} / {b}: no ratio: " + ("; ".join(why) or "no figure of both measured the same way"))
     line = unpublished_line([t for pair in found for t in pair])
-    return out + ([line] if line else [])
+    return out + equal_load_ratios(view) + ([line] if line else [])
+
+
+def equal_load_pairs(view: RunView, targets: list[str]) -> list[tuple[str, str]]:
+    """The pairs whose CPU per request at equal load is given: every headline pair among `targets`,
+    then each framework against the Go reference (its ratio there needs no load side fast enough to
+    drive the Go reference to its limit)."""
+    pairs = headline.of_run(view, targets)
+    reference = [t for t in targets if app_of(t) == REFERENCE]
+    return pairs + [(t, ref) for ref in reference for t in targets if app_of(t) in FRAMEWORKS]
+
+
+def equal_load_ratios(view: RunView) -> list[str]:
+    """Per pair, the ratio of app CPU per request at the common open-loop rate, with its 95 %
+    interval paired by round (empty when the run offered no common rate)."""
+    equal = common_rate(view)
+    if equal is None:
+        return []
+    steady = headline_cells(view)
+    cells = {t: c for t in compared(view) if t in steady and (c := open_loop_cell(view, t, steady[t])) is not None}
+    out = []
+    for a, b in equal_load_pairs(view, list(cells)):
+        ca, cb = cells[a], cells[b]
+        ci = interval_of(ca, cb, True, view)
+        if ci is not None:
+            said = f"{ci.estimate:.2f} [{ci.low:.2f}-{ci.high:.2f}] ({ci.n} {'rounds' if ci.paired else 'launches'})"
+        elif cb.summary.median > 0:
+            said = f"{ca.summary.median / cb.summary.median:.2f} (no interval: fewer than two launches a side)"
+        else:
+            continue
+        out.append(f"{a} / {b}: app CPU per request at equal load ({equal['rate']:,.0f} req/s) {said}")
+    return out
 
 
 def _why_not(view: RunView, target: str, targets: set[str]) -> str:

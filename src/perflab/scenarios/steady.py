@@ -22,7 +22,10 @@ launch that did not). The headline point, whose throughput the rounds compare, i
 point at the most connections; later points at as many are further request shapes on the warm launch.
 An open-loop point at a fraction of the launch's own steady throughput at the headline point ends
 each launch when open_loop_fraction > 0; of several versions of one app/mode, every launch of
-every version is offered that fraction of the oldest version's throughput instead (open_loop_rate).
+every version is offered that fraction of the oldest version's throughput instead, and with
+open_loop_basis every app/mode of the run that fraction of the basis app/mode's (open_loop_rate).
+The open-loop point records the app's CPU per request too: at one offered rate for every app it is
+their efficiency at equal load, which the closed-loop point, where each serves what it can, is not.
 
 A point with measure = false is a warm-up point only (e.g. a few connections that let the JIT
 finish before the measured concurrency): its time to steady state is recorded, the next point
@@ -108,6 +111,11 @@ class SteadySettings(Settings):
                                              "throughput (of several versions of one app: of the oldest "
                                              "version's, the same rate for every version; 0: none)", "ratio",
                                         ge=0, le=1.5)
+    open_loop_basis: str = setting("", "an app/mode of the run (e.g. \"spring-boot/jvm\") whose throughput sets "
+                                       "every app/mode's open-loop rate: open_loop_fraction of it in its first launch "
+                                       "that measured one, the same rate for all, so their CPU per request there is "
+                                       "at equal load (the rounds launch it first; empty: each launch's own "
+                                       "throughput, or the oldest version's)")
     open_loop_s: float = setting(10.0, "the open-loop point's duration", "s", ge=1)
     timeout_s: float = setting(180.0, "how long a launch may take to become ready", "s", gt=0)
     startup_figures: bool = setting(False, "each launch also gives the startup scenario's figures as a warm "
@@ -560,7 +568,7 @@ def _median_of(intervals: list[Interval], pct: str) -> float | None:
     return stats.median(values) if values else None
 
 
-OWN, OLDEST = "own throughput", "oldest version"  # what an open-loop rate is a fraction of
+OWN, OLDEST, COMMON = "own throughput", "oldest version", "common basis"  # what an open-loop rate is a fraction of
 
 
 def open_loop_rate(ctx: Context, rps: float, launch: int) -> tuple[float, dict]:
@@ -569,30 +577,37 @@ def open_loop_rate(ctx: Context, rps: float, launch: int) -> tuple[float, dict]:
     app/mode, every launch of every version is offered the same rate, that fraction of the oldest
     version's throughput in its first launch that measured one (the rounds launch it first,
     rounds.orders): a faster version is not offered more, so its p99 there is judged at the same
-    load. Until the oldest has one (its first launch failed), a launch falls back to its own."""
+    load. With [steady] open_loop_basis, every app/mode of the run is offered that fraction of the
+    basis app/mode's throughput the same way, so their CPU per request there is at equal load.
+    Until the basis has one (its first launch failed), a launch falls back to its own."""
     fraction = ctx.settings.open_loop_fraction
     own = max(1.0, round(rps * fraction))
     label = f"{ctx.app.name}/{ctx.mode}"
-    oldest = ctx.lab.open_loop_basis.get(label)
-    if not oldest:
+    basis_label = ctx.lab.open_loop_basis.get(label)
+    if not basis_label:
         return own, {"rate_basis": OWN}
+    kind = COMMON if ctx.settings.open_loop_basis else OLDEST
     rates = ctx.lab.open_loop_rates
-    fixed = rates.get(oldest) or _stored_rate(ctx, oldest)
+    fixed = rates.get(basis_label) or _stored_rate(ctx, kind, basis_label)
     if fixed is None:
-        if label != oldest:
-            return own, {"rate_basis": OWN, "rate_why": f"{oldest}, whose throughput sets every version's rate, "
+        if label != basis_label:
+            whose = "every app/mode's" if kind == COMMON else "every version's"
+            return own, {"rate_basis": OWN, "rate_why": f"{basis_label}, whose throughput sets {whose} rate, "
                                                         "had measured none yet"}
-        fixed = {"oldest": oldest, "rate": own, "rps": round(rps, 1), "launch": launch, "fraction": fraction}
-    rates[oldest] = fixed
-    return fixed["rate"], {"rate_basis": OLDEST, "basis": fixed}
+        fixed = {"of": basis_label, "rate": own, "rps": round(rps, 1), "launch": launch, "fraction": fraction}
+        if kind == OLDEST:
+            fixed["oldest"] = basis_label
+    rates[basis_label] = fixed
+    return fixed["rate"], {"rate_basis": kind, "basis": fixed}
 
 
-def _stored_rate(ctx: Context, oldest: str) -> dict | None:
-    """The versions' common rate as an earlier part of this run set it (a resumed run's new Lab)."""
+def _stored_rate(ctx: Context, kind: str, basis_label: str) -> dict | None:
+    """The common rate as an earlier part of this run set it (a resumed run's new Lab)."""
     for f in ctx.lab.store.figures(ctx.lab.run_id):
-        if f.scenario == "steady" and f.metric == "offered_rate" and f.extra.get("rate_basis") == OLDEST \
-                and (f.extra.get("basis") or {}).get("oldest") == oldest:
-            return f.extra["basis"]
+        if f.scenario == "steady" and f.metric == "offered_rate" and f.extra.get("rate_basis") == kind:
+            basis = f.extra.get("basis") or {}
+            if basis.get("of", basis.get("oldest")) == basis_label:
+                return {"of": basis_label, **basis}  # a versions' basis stored before "of" named it
     return None
 
 
@@ -602,12 +617,15 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
     rate, basis = open_loop_rate(ctx, rps, launch)
     at = point(f"{point_of(p).label} open loop {cfg.open_loop_fraction:.0%}", path=p.path,
                fraction=cfg.open_loop_fraction, method="GET", open_loop=True)
+    shared = {OLDEST: "every version", COMMON: "every app/mode"}.get(basis["rate_basis"])
     ctx.progress.update(f"{_who(ctx)} launch {launch}: open loop at {rate:,.0f} req/s"
-                        + (f" ({cfg.open_loop_fraction:.0%} of {basis['basis']['oldest']}'s throughput, as every "
-                           "version)" if basis["rate_basis"] == OLDEST else ""))
+                        + (f" ({cfg.open_loop_fraction:.0%} of {basis['basis']['of']}'s throughput, as {shared})"
+                           if shared else ""))
     with intervals.request_records() as folder:
+        start_ns = time.monotonic_ns()
         result = ctx.load.open(inst.load_url + p.path, rate=rate, duration_s=cfg.open_loop_s,
                                connections=p.connections, requests_db=folder / "measured.db")
+        end_ns = time.monotonic_ns()
         rows = intervals.oha_rows(inst, result, folder / "measured.db", launch=launch, point=at.label,
                                   interval_s=cfg.interval_s)
     flags = (["driver-bound"] if result.driver_bound else []) + (["errors"] if result.errors.total else [])
@@ -615,9 +633,20 @@ def _open_loop(ctx: Context, inst: Instance, p: SteadyPoint, rps: float, launch:
     for metric, value, unit in (("offered_rate", rate, "req/s"), ("rps", result.rps, "req/s"),
                                 ("latency_p50_ms", result.latency.percentile("50"), "ms"),
                                 ("latency_p99_ms", result.latency.percentile("99"), "ms"),
-                                ("latency_p99.9_ms", result.latency.percentile("99.9"), "ms")):
-        ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags, extra=extra)
+                                ("latency_p99.9_ms", result.latency.percentile("99.9"), "ms"),
+                                ("app_cpu_ms_per_request", open_loop_cpu_ms(inst, result, start_ns, end_ns), "ms")):
+        ctx.record(metric, value, unit, at=at, repeat=launch, flags=flags, extra=extra)  # None: not stored
     return rows
+
+
+def open_loop_cpu_ms(inst: Instance, result: LoadResult, start_ns: int, end_ns: int) -> float | None:
+    """The app's CPU per request over an open-loop run: its CPU seconds from its cgroup (else its
+    processes) between the run's start and end, over the requests completed (None without both)."""
+    series = inst.sampler.snapshot()
+    share = series.cpu_share("cgroup_cpu_s", start_ns, end_ns) or series.cpu_share("cpu_s", start_ns, end_ns)
+    if share is None or not result.requests:
+        return None
+    return 1000 * share * (end_ns - start_ns) / 1e9 / result.requests
 
 
 def launch(ctx: Context, launch: int) -> LaunchResult | None:

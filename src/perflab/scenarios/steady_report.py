@@ -54,13 +54,32 @@ def tables(view: RunView) -> list[Table]:
     note = ("the versions of " + ", ".join(sorted({o.partition("@")[0] + "/" + o.partition("/")[2] for o in shared}))
             + ": every launch of every version offered one rate, that fraction of the oldest version's throughput "
             "(versions.html gives it)") if shared else ""
-    for metric, what in (("latency_p99_ms", "p99 ms"), ("latency_p50_ms", "p50 ms")):
+    common = common_rate(view)
+    if common:
+        note = f"{common_rate_text(common)}, so their CPU per request there is at equal load"
+    for metric, what in (("latency_p99_ms", "p99 ms"), ("latency_p50_ms", "p50 ms"),
+                         ("app_cpu_ms_per_request", "app CPU per request ms")):
         t = by_point_table(view, f"steady-open-{metric}", f"Open loop at a fraction of each launch's steady "
                            f"throughput: {what}", [c for c in opened if c.metric == metric], "point", note=note)
         if t:
             t.terminal = metric == "latency_p99_ms"
             out.append(t)
     return out
+
+
+def common_rate(view: RunView) -> dict | None:
+    """The one rate every app/mode's open-loop point was offered ([steady] open_loop_basis): the
+    basis app/mode's label ("of"), the rate, the throughput it is a fraction of and in which launch;
+    None when the run did not offer one."""
+    shared = view.environment.get("open_loop_common") or {}
+    return next((basis for basis in shared.values() if basis.get("rate")), None)
+
+
+def common_rate_text(basis: dict) -> str:
+    """What the common open-loop rate is: its value and what it is a fraction of."""
+    return (f"{basis['rate']:,.0f} req/s offered to every app/mode, {basis.get('fraction', 0):.0%} of "
+            f"{basis.get('of', '?')}'s steady throughput in its launch {basis.get('launch', '?')} "
+            f"({basis.get('rps', 0):,.0f} req/s)")
 
 
 APART_FROM_SWEEP = 0.10  # steady's and the sweep's throughput of one point further apart than this: said why
