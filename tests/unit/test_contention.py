@@ -128,7 +128,7 @@ def _recorded(opened: Reading, ends: list[Reading]) -> dict:
     run.measured = [_loaded(1000, 6.0 + i) for i in range(len(ends))]
     for iv, seen in zip(run.measured, ends):
         iv.contention = seen
-    steady._record(ctx, point("fruits c=4"), 1, run)
+    steady.record(ctx, point("fruits c=4"), 1, run)
     return got
 
 

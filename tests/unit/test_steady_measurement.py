@@ -34,7 +34,7 @@ def _jitter(level: float, n: int, seed: int) -> list[float]:
 
 def test_a_plateau_that_climbs_again_during_the_measurement_is_not_steady():
     run = _measured(_jitter(11_500, 15, 1) + _jitter(14_500, 15, 2))  # +26 % half-way through
-    steady._check_measurement(run, Rule())
+    steady.check_measurement(run, Rule())
     assert run.steady_at_s is None
     assert run.why.startswith(steady.NOT_STEADY)
     assert "the rule held 48 s after launch, but the 30 measured intervals were still rising" in run.why
@@ -44,7 +44,7 @@ def test_a_plateau_that_climbs_again_during_the_measurement_is_not_steady():
 def test_a_measurement_that_stays_level_keeps_its_steady_state():
     run = _measured(_jitter(11_500, 30, 3))
     before = run.why
-    steady._check_measurement(run, Rule(precision=0.05))
+    steady.check_measurement(run, Rule(precision=0.05))
     assert run.steady_at_s == 48.0 and run.why == before
     assert steady.launch_reason(run).startswith("steady 48 s after launch")
 
@@ -52,7 +52,7 @@ def test_a_measurement_that_stays_level_keeps_its_steady_state():
 def test_a_launch_that_never_settled_keeps_its_own_reason():
     run = _measured(_jitter(11_500, 15, 1) + _jitter(14_500, 15, 2), steady_at_s=None)
     run.why = "not steady after 120 s of warm-up: JIT still compiling: 350 ms/s"
-    steady._check_measurement(run, Rule())
+    steady.check_measurement(run, Rule())
     assert run.why == "not steady after 120 s of warm-up: JIT still compiling: 350 ms/s"
 
 
@@ -60,10 +60,10 @@ def test_a_drift_may_bias_the_mean_by_the_precision_asked_of_it_and_no_more():
     # +6 % across the measurement: its mean lies 3 % below where it ended
     drifting = [11_500 * (1 + 0.06 * i / 29) * (1 + 0.003 * (-1) ** i) for i in range(30)]
     loose = _measured(drifting)
-    steady._check_measurement(loose, Rule(precision=0.05))
+    steady.check_measurement(loose, Rule(precision=0.05))
     assert loose.steady_at_s == 48.0
     strict = _measured(drifting)
-    steady._check_measurement(strict, Rule(precision=0.02))
+    steady.check_measurement(strict, Rule(precision=0.02))
     assert strict.steady_at_s is None and "30 measured intervals were still rising" in strict.why
     assert "more than the 2% asked" in strict.why
 
@@ -73,7 +73,7 @@ def test_a_window_opened_on_the_tail_of_a_ramp_stays_steady():
     # final pace); they bias the mean by under 2 %. A least-squares fit sees +8.6 %, p=0.04
     values = [300 * f for f in (0.82, 0.94)] + [300 * (1 + 0.003 * (-1) ** i) for i in range(12)]
     run = _measured(values)
-    steady._check_measurement(run, Rule(precision=0.05))
+    steady.check_measurement(run, Rule(precision=0.05))
     assert run.steady_at_s == 48.0, run.why
 
 
@@ -81,7 +81,7 @@ def test_a_noisy_but_level_measurement_stays_steady_whatever_its_spread():
     # 1 s intervals of a JVM on one CPU jitter by 10 % and more; the mean's precision covers that
     noisy = [11_500 * (1 + 0.14 * (-1) ** i) for i in range(38)]
     run = _measured(noisy)
-    steady._check_measurement(run, Rule(precision=0.05))
+    steady.check_measurement(run, Rule(precision=0.05))
     assert run.steady_at_s == 48.0
 
 
