@@ -177,7 +177,7 @@ def cmd_results(args) -> int:
         raise LabError(f"results {args.action} needs one run id (or 'last')", fix="./perflab results list")
     view = results.load(store, args.run[0])
     if view is None:
-        raise LabError(f"no run {args.run[0]!r} in {store.path}", fix="./perflab results list")
+        raise LabError(f"no run {args.run[0]!r} in {store.where}", fix="./perflab results list")
     if args.action == "prune":
         return profile_storage.cli_prune(store, view.id, args.profiles)
     _say(json.dumps(view.to_dict(), indent=2, default=str) if args.json else summary.render(view))

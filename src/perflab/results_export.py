@@ -74,7 +74,7 @@ def run_record(store: Store, run_id: str) -> dict[str, Any]:
     """One run as the format holds it (the exact id)."""
     row = store.db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
     if row is None:
-        raise LabError(f"no run {run_id!r} in {store.path}", fix="./perflab results list")
+        raise LabError(f"no run {run_id!r} in {store.where}", fix="./perflab results list")
     rounds = store.db.execute("SELECT * FROM rounds WHERE run_id=?", (run_id,)).fetchone()
     record: dict[str, Any] = {"id": run_id, "run": _fields(row, RUN_COLUMNS),
                               "rounds": _fields(rounds, ROUNDS_COLUMNS) if rounds is not None else None}
@@ -98,7 +98,7 @@ def resolve(store: Store, given: list[str]) -> list[str]:
     for name in given:
         row = store.run(name)
         if row is None:
-            raise LabError(f"no run {name!r} in {store.path} (or the prefix names more than one)",
+            raise LabError(f"no run {name!r} in {store.where} (or the prefix names more than one)",
                            fix="./perflab results list")
         ids.append(row["id"])
     return list(dict.fromkeys(ids))

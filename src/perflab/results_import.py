@@ -147,7 +147,7 @@ def _sorted(store: Store, runs: list[dict[str, Any]]) -> list[tuple[dict[str, An
         out.append((run, run_id not in seen))
         seen.setdefault(run_id, mine)
     if conflicts:
-        raise LabError(f"run(s) {', '.join(dict.fromkeys(conflicts))} already in {store.path} with other content; "
+        raise LabError(f"run(s) {', '.join(dict.fromkeys(conflicts))} already in {store.where} with other content; "
                        "nothing was imported",
                        fix="compare the two (./perflab results show RUN --json); import into another "
                            "PERFLAB_WORKDIR to keep both")
@@ -179,5 +179,5 @@ def cli_import(store: Store, source: str) -> int:
     done = import_runs(store, parse(text, name))
     for run_id, new in done:
         print(f"{run_id}: " + ("imported" if new else "already here with the same content, skipped"), flush=True)
-    print(f"{sum(new for _, new in done)} of {len(done)} run(s) imported into {store.path}", flush=True)
+    print(f"{sum(new for _, new in done)} of {len(done)} run(s) imported into {store.where}", flush=True)
     return 0

@@ -49,7 +49,7 @@ class Resumed:
 def load(store: Store, ref: str) -> Resumed:
     row = store.run(ref)
     if row is None:
-        raise LabError(f"no run {ref!r} in {store.path}", fix="./perflab results list shows the runs")
+        raise LabError(f"no run {ref!r} in {store.where}", fix="./perflab results list shows the runs")
     if row["status"] == "complete":
         raise LabError(f"run {row['id']} is complete: nothing to resume", fix=f"./perflab report {row['id']}")
     data = json.loads(row["plan_json"])

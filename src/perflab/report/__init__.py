@@ -35,7 +35,7 @@ def default_out_dir(run_id: str) -> Path:
 def _load(store: Store, run_id: str) -> results.RunView:
     view = results.load(store, run_id)
     if view is None:
-        raise LabError(f"no run {run_id!r} in {store.path}", fix="./perflab results list")
+        raise LabError(f"no run {run_id!r} in {store.where}", fix="./perflab results list")
     return view
 
 

@@ -79,7 +79,7 @@ class MachineEstimates:
         latest = list(dict.fromkeys(r["run_id"] for r in rows))[:runs]
         by_label: dict[str, list[float]] = {}
         for r in rows:
-            if r["run_id"] in latest:
+            if r["run_id"] in latest and r["actual_s"] is not None:  # a NaN duration is stored as NULL
                 by_label.setdefault(r["label"], []).append(r["actual_s"])
         return {label: statistics.median(values) for label, values in by_label.items()}
 

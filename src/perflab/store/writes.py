@@ -132,9 +132,11 @@ class RunWrites:
     def set_targets(self, run_id: str, targets: Iterable[tuple[str, bool, bool | None]]) -> None:
         """The run's app/modes in plan order: (label, runs on a JVM, is its app's main mode)."""
         self.db.execute("DELETE FROM targets WHERE run_id=?", (run_id,))
-        for place, (label, jvm, main) in enumerate(targets, 1):
+        # a label given twice keeps its last place, as a replacing insert would (plain SQL for PostgreSQL too)
+        places = {label: (place, jvm, main) for place, (label, jvm, main) in enumerate(targets, 1)}
+        for label, (place, jvm, main) in sorted(places.items(), key=lambda item: item[1][0]):
             app, _, mode = label.partition("/")
-            self.db.execute("INSERT OR REPLACE INTO targets VALUES (?,?,?,?,?,?)",
+            self.db.execute("INSERT INTO targets VALUES (?,?,?,?,?,?)",
                             (run_id, place, app, mode, int(jvm), None if main is None else int(main)))
 
 
