@@ -60,6 +60,7 @@ class Launch:
     rps: list[float]
     t_s: list[float]
     jit: list[tuple[float, float]]  # (t_s, compile ms/s) from the launch's trace, when kept
+    boosted: int = 0                # intervals of a warm-up boost on every CPU: the rule is watched after them
 
 
 def _quiet(launch: Launch, t_s: float) -> bool:
@@ -73,9 +74,11 @@ def steady_at(launch: Launch, variant: Variant, limit_s: float) -> int | None:
     for end in range(1, len(launch.rps) + 1):
         if launch.t_s[end - 1] > limit_s:
             return None
-        if end % variant.bin_s:
+        if (end - launch.boosted) % variant.bin_s:
             continue
-        values = [statistics.mean(launch.rps[i:i + variant.bin_s]) for i in range(0, end, variant.bin_s)]
+        if end <= launch.boosted:
+            continue
+        values = [statistics.mean(launch.rps[i:i + variant.bin_s]) for i in range(launch.boosted, end, variant.bin_s)]
         if judge(values, variant.rule).steady and _quiet(launch, launch.t_s[end - 1]):
             return end
     return None
@@ -88,9 +91,8 @@ def collect(run_ids: list[str], point: str) -> list[Launch]:
         row = store.run(run_id)
         if row is None:
             raise SystemExit(f"no run {run_id}")
-        traces = {(f"{f.app}/{f.mode}", f.repeat): f.extra.get("jit_trace") or []
-                  for f in store.figures(row["id"]) if f.scenario == "steady" and f.metric == "rps"
-                  and f.point == point}
+        extras = {(f"{f.app}/{f.mode}", f.repeat): f.extra for f in store.figures(row["id"])
+                  if f.scenario == "steady" and f.metric == "rps" and f.point == point}
         for f in store.files(row["id"]):
             if f["kind"] != "timeline":
                 continue
@@ -100,11 +102,12 @@ def collect(run_ids: list[str], point: str) -> list[Launch]:
             if not rows:
                 continue
             label = f"{f['app']}/{f['mode']}"
-            trace = traces.get((label, rows[0].launch), [])
+            extra = extras.get((label, rows[0].launch), {})
+            trace = extra.get("jit_trace") or []
             jit = [(t["t_s"], t["compile_ms_per_s"]) for t in trace
                    if t.get("t_s") is not None and t.get("compile_ms_per_s") is not None]
             out.append(Launch(f"{run_id[-4:]} {label}", rows[0].launch, [r.rps for r in rows],
-                              [r.t_s for r in rows], jit))
+                              [r.t_s for r in rows], jit, (extra.get("boost") or {}).get("intervals", 0)))
     return out
 
 
