@@ -252,3 +252,18 @@ def test_a_launch_that_never_reached_steady_state_counts_as_later_than_every_one
     assert s.typical_steady_s("spring-boot", "jvm", limit=5)["fruits c=4"] == pytest.approx(66.0)  # 4 ran to its limit
     assert s.typical_measure_s("spring-boot", "jvm") == {"fruits c=4": pytest.approx(24.0)}
     assert s.typical_measure_s("quarkus", "jvm") == {}
+
+
+def test_a_run_id_taken_in_the_same_second_is_drawn_again(tmp_path, monkeypatch):
+    # the id is the second and 16 random bits: two runs begun in one second can draw the same bits
+    import time
+    import uuid
+
+    s = store.Store(tmp_path / "results.sqlite")
+    monkeypatch.setattr(time, "strftime", lambda fmt, *a: "20261208-013900")
+    draws = iter(["beef" + "0" * 28, "beef" + "0" * 28, "cafe" + "0" * 28])
+    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(next(draws)))
+    first = s.begin_run({"name": "q"}, {})
+    second = s.begin_run({"name": "q"}, {})
+    assert (first, second) == ("20261208-013900-beef", "20261208-013900-cafe")
+    assert {r["id"] for r in s.runs()} == {first, second}

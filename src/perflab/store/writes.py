@@ -26,14 +26,23 @@ class RunWrites:
         return path
 
     def begin_run(self, plan: dict, environment: dict) -> str:
-        run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:4]
-        self.db.execute(
-            "INSERT INTO runs (id, started_at, status, plan_name, plan_json, environment_json, method_hash) "
-            "VALUES (?, ?, 'running', ?, ?, ?, ?)",
-            (run_id, time.time(), plan.get("name"), json.dumps(plan), json.dumps(environment),
-             method_hash(plan, environment)))
-        self.run_dir(run_id)
-        return run_id
+        # the second and 16 random bits: two runs begun in one second share an id one time in 65,536
+        # (a suite begins hundreds in a few seconds), so a taken id is drawn again
+        for _ in range(1000):
+            run_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:4]
+            try:
+                self.db.execute(
+                    "INSERT INTO runs (id, started_at, status, plan_name, plan_json, environment_json, method_hash) "
+                    "VALUES (?, ?, 'running', ?, ?, ?, ?)",
+                    (run_id, time.time(), plan.get("name"), json.dumps(plan), json.dumps(environment),
+                     method_hash(plan, environment)))
+            except Exception:  # sqlite3.IntegrityError or psycopg's UniqueViolation: a taken id, or else raised
+                if self.db.execute("SELECT 1 FROM runs WHERE id=?", (run_id,)).fetchone() is None:
+                    raise
+                continue
+            self.run_dir(run_id)
+            return run_id
+        raise RuntimeError("no free run id in 1000 draws")
 
     def finish_run(self, run_id: str, status: str, note: str = "") -> None:
         self.db.execute("UPDATE runs SET finished_at=?, status=?, note=? WHERE id=?", (time.time(), status, note, run_id))
